@@ -1,0 +1,32 @@
+// One interface for everything that can run a trace: the reference model
+// under a profile now; devices and mutant models behind the same interface.
+// Backends see decoded ops and return normalized outcomes, never device
+// pointers or raw keys.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "refmodel/outcome.hpp"
+#include "refmodel/trace.hpp"
+
+namespace mwc {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Returns the backend's spec, as a user writes it ("profile:rxe").
+  virtual const std::string& name() const = 0;
+  // Returns the profile column whose expectations apply, or -1 for none.
+  virtual int expectation_column() const = 0;
+  // Runs a whole trace from a fresh state; fills one outcome per op.
+  virtual void run(const Trace& t, std::vector<Outcome>& outcomes) = 0;
+};
+
+// Returns the backend a spec names, or nullptr with `err` set. Specs:
+//   profile:NAME[+knob=alt...]   the reference model under a profile
+//   NAME[+knob=alt...]           the same, for short
+std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err);
+
+}  // namespace mwc

@@ -1,0 +1,38 @@
+#include "adapters/backend.hpp"
+
+#include <gtest/gtest.h>
+
+#include "refmodel/text_codec.hpp"
+
+namespace mwc {
+namespace {
+
+TEST(Backend, SpecsNameProfilesAndKnobAdjustments) {
+  std::string err;
+  auto a = make_backend("profile:rxe", err);
+  ASSERT_TRUE(a) << err;
+  EXPECT_EQ(a->name(), "profile:rxe");
+  EXPECT_EQ(a->expectation_column(), static_cast<int>(ProfileId::rxe));
+  auto b = make_backend("verbs+remote_range=mr_only", err);
+  ASSERT_TRUE(b) << err;
+  EXPECT_EQ(b->expectation_column(), -1);
+  EXPECT_FALSE(make_backend("device:mlx5_0", err));
+  EXPECT_NE(err.find("unknown backend"), std::string::npos);
+  EXPECT_FALSE(make_backend("profile:nosuch", err));
+}
+
+TEST(Backend, RunsAWholeTraceFromAFreshState) {
+  std::string err;
+  auto b = make_backend("verbs", err);
+  const Trace t = std::get<Trace>(parse_text("alloc_pd p0\nalloc_pd p0\ndealloc_pd p0\n"));
+  std::vector<Outcome> out;
+  b->run(t, out);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[1].ret, Result::kSKIP);
+  b->run(t, out);  // again: same outcomes, nothing left over
+  EXPECT_EQ(out[0].ret, Result::kOK);
+  EXPECT_EQ(out[1].ret, Result::kSKIP);
+}
+
+}  // namespace
+}  // namespace mwc

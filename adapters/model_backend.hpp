@@ -1,0 +1,23 @@
+// The reference model as a backend.
+#pragma once
+#include "adapters/backend.hpp"
+#include "refmodel/model.hpp"
+
+namespace mwc {
+
+class ModelBackend final : public Backend {
+ public:
+  // `column` is the profile column of expectations (-1: a knob-adjusted
+  // profile, which only fallback expectations apply to).
+  ModelBackend(Profile p, int column);
+  const std::string& name() const override { return name_; }
+  int expectation_column() const override { return column_; }
+  void run(const Trace& t, std::vector<Outcome>& outcomes) override;
+
+ private:
+  Model model_;
+  std::string name_;
+  int column_;
+};
+
+}  // namespace mwc

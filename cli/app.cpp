@@ -1,0 +1,65 @@
+#include "cli/app.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+
+namespace mwc::cli {
+
+int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"mwcheck: a deterministic conformance harness for RDMA memory windows and regions",
+               "mwcheck"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mwcheck 0.1.0");
+
+  RunOptions run;
+  auto* r = app.add_subcommand("run", "Run traces and print each annotated with the outcomes");
+  r->add_option("--profile,-p", run.profile,
+                "Profile (ibta, verbs, det, rxe, mlx5), optionally +knob=alternative...")
+      ->capture_default_str();
+  r->add_flag("--check", run.check, "Exit 1 when an outcome differs from the trace's expectation");
+  r->add_flag("--quiet,-q", run.quiet, "Print only mismatches and errors");
+  r->add_option("files", run.files, "Trace files (.mwt or .mwb)")->required();
+
+  DiffOptions diff;
+  auto* d = app.add_subcommand("diff", "Show the first op where two backends disagree");
+  d->add_option("--against,-a", diff.against, "A backend: profile:NAME[+knob=alt...] (give two)")
+      ->required()
+      ->expected(2);
+  d->add_option("files", diff.files, "Trace files (.mwt or .mwb)")->required();
+
+  ProfilesOptions profiles;
+  auto* p = app.add_subcommand("profiles", "Print the knob x profile matrix with sources");
+  p->add_flag("--json", profiles.json, "Print JSON");
+
+  ConvertOptions convert;
+  auto* c = app.add_subcommand("convert", "Convert a trace between .mwt (text) and .mwb (binary)");
+  c->add_option("in", convert.in, "Input trace")->required();
+  c->add_option("out", convert.out, "Output trace; .mwb for binary, anything else for text")
+      ->required();
+
+  ConformOptions conform;
+  auto* f = app.add_subcommand("conform", "Run the conformance corpus; print the rule x profile table");
+  f->add_option("--profile,-p", conform.profiles, "Profiles to run (default: all five)");
+  f->add_option("--corpus", conform.corpus, "Corpus folder")->default_str(MWCHECK_DEFAULT_CORPUS);
+  f->add_option("--report", conform.report, "Write report.json and junit.xml into this folder");
+
+  std::vector<const char*> argv{"mwcheck"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e, out, err);
+    return kExitBadInput;
+  }
+  if (conform.corpus.empty()) conform.corpus = MWCHECK_DEFAULT_CORPUS;
+  if (*r) return cmd_run(run, out, err);
+  if (*d) return cmd_diff(diff, out, err);
+  if (*p) return cmd_profiles(profiles, out, err);
+  if (*c) return cmd_convert(convert, out, err);
+  return cmd_conform(conform, out, err);
+}
+
+}  // namespace mwc::cli

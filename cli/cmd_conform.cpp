@@ -1,0 +1,139 @@
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "adapters/backend.hpp"
+#include "cli/app.hpp"
+#include "cli/commands.hpp"
+#include "cli/load.hpp"
+#include "cli/report.hpp"
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string cell(const RuleCount& c) {
+  if (c.checked == 0) return "-";
+  if (c.failed == 0) return fmt::format("ok {}", c.checked);
+  return fmt::format("FAIL {}/{}", c.failed, c.checked);
+}
+
+}  // namespace
+
+int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> specs = o.profiles;
+  if (specs.empty())
+    for (const auto& p : profile_descs()) specs.emplace_back(p.name);
+  std::vector<std::unique_ptr<Backend>> backends;
+  for (const auto& s : specs) {
+    std::string why;
+    auto b = make_backend(s, why);
+    if (!b) {
+      err << "mwcheck conform: error: " << why << "\n";
+      return kExitBadInput;
+    }
+    backends.push_back(std::move(b));
+  }
+
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(o.corpus, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".mwt" || it->path().extension() == ".mwb") files.push_back(it->path());
+  if (ec || files.empty()) {
+    err << fmt::format("{}:1:1: error: no conformance traces here{}\n", o.corpus,
+                       ec ? ": " + ec.message() : "");
+    return kExitBadInput;
+  }
+  std::sort(files.begin(), files.end());
+
+  int status = kExitOk;
+  std::vector<std::pair<std::string, Trace>> traces;
+  for (const auto& f : files) {
+    auto t = load_trace(f.string(), err);
+    if (!t) {
+      status = kExitBadInput;
+      continue;
+    }
+    traces.emplace_back(f.string(), std::move(*t));
+  }
+
+  ConformResult result;
+  result.corpus = o.corpus;
+  std::vector<Outcome> outcomes;
+  for (auto& b : backends) {
+    BackendRun br;
+    br.name = b->name();
+    for (const auto& [path, t] : traces) {
+      b->run(t, outcomes);
+      TraceRun tr;
+      tr.trace = fs::path(path).filename().string();
+      for (size_t i = 0; i < t.ops.size(); ++i) {
+        const Pattern* p = expected(t, static_cast<uint32_t>(i), b->expectation_column());
+        if (!p) continue;
+        ++tr.checked;
+        RuleCount& rc = br.rules[static_cast<int>(outcomes[i].rule)];
+        ++rc.checked;
+        if (matches(*p, outcomes[i])) continue;
+        ++rc.failed;
+        tr.mismatches.push_back({i, where(path, t, i), op_to_text(t.ops[i]), to_text(outcomes[i]),
+                                 to_text(*p), std::string(rule_desc(outcomes[i].rule).id)});
+      }
+      br.traces.push_back(std::move(tr));
+    }
+    result.backends.push_back(std::move(br));
+  }
+
+  // The rule x backend table.
+  size_t rw = 4;
+  for (const auto& rd : rule_descs()) rw = std::max(rw, rd.id.size());
+  std::string header = fmt::format("{:<{}}", "rule", rw);
+  for (const auto& b : result.backends) header += fmt::format("  {:<13}", b.name.substr(b.name.find(':') + 1));
+  out << header << "  source\n" << std::string(header.size() + 8, '-') << "\n";
+  std::vector<std::string_view> unexercised;
+  for (int r = 0; r < kRuleCount; ++r) {
+    bool any = false;
+    for (const auto& b : result.backends) any = any || b.rules[r].checked;
+    if (!any) {
+      unexercised.push_back(rule_descs()[r].id);
+      continue;
+    }
+    std::string row = fmt::format("{:<{}}", rule_descs()[r].id, rw);
+    for (const auto& b : result.backends) row += fmt::format("  {:<13}", cell(b.rules[r]));
+    out << row << "  " << rule_descs()[r].source << "\n";
+  }
+  if (!unexercised.empty()) {
+    out << "\nrules no expectation exercises:";
+    for (const auto& id : unexercised) out << " " << id;
+    out << "\n";
+  }
+
+  size_t passed = 0, failed = 0;
+  for (const auto& b : result.backends) {
+    for (const auto& t : b.traces) {
+      t.passed() ? ++passed : ++failed;
+      for (const auto& m : t.mismatches)
+        out << fmt::format("{}: mismatch under {}: {} => {}, expected {} (rule {})\n", m.where, b.name,
+                           m.text, m.observed, m.expected, m.rule);
+    }
+  }
+  out << fmt::format("\nconform: {} traces x {} profiles: {} passed, {} failed\n", traces.size(),
+                     result.backends.size(), passed, failed);
+
+  if (!o.report.empty()) {
+    fs::create_directories(o.report, ec);
+    const std::string json = (fs::path(o.report) / "report.json").string();
+    const std::string junit = (fs::path(o.report) / "junit.xml").string();
+    if (ec || !write_json(result, json) || !write_junit(result, junit)) {
+      err << fmt::format("{}:1:1: error: cannot write the reports\n", o.report);
+      return kExitBadInput;
+    }
+    out << fmt::format("reports: {} {}\n", json, junit);
+  }
+  if (status == kExitOk && failed) status = kExitFail;
+  return status;
+}
+
+}  // namespace mwc::cli

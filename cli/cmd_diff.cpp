@@ -1,0 +1,67 @@
+#include <fmt/format.h>
+
+#include "adapters/backend.hpp"
+#include "cli/app.hpp"
+#include "cli/commands.hpp"
+#include "cli/load.hpp"
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::cli {
+namespace {
+
+std::string knob_list(uint32_t bits) {
+  std::string s;
+  for (int k = 0; k < kKnobCount; ++k)
+    if ((bits >> k) & 1) s += (s.empty() ? "" : ", ") + std::string(knob_descs()[k].name);
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
+  std::unique_ptr<Backend> b[2];
+  for (int i = 0; i < 2; ++i) {
+    std::string why;
+    b[i] = make_backend(o.against[i], why);
+    if (!b[i]) {
+      err << "mwcheck diff: error: " << why << "\n";
+      return kExitBadInput;
+    }
+  }
+  const size_t width = std::max(b[0]->name().size(), b[1]->name().size()) + 1;
+  int status = kExitOk;
+  size_t diverged = 0, traces = 0;
+  std::vector<Outcome> oa, ob;
+  for (const auto& path : o.files) {
+    auto t = load_trace(path, err);
+    if (!t) {
+      status = kExitBadInput;
+      continue;
+    }
+    ++traces;
+    b[0]->run(*t, oa);
+    b[1]->run(*t, ob);
+    size_t i = 0;
+    while (i < t->ops.size() && oa[i] == ob[i]) ++i;
+    if (i == t->ops.size()) {
+      out << fmt::format("{}: same outcomes ({} ops)\n", path, t->ops.size());
+      continue;
+    }
+    ++diverged;
+    out << fmt::format("{}: first divergence at op {}: {}\n", where(path, *t, i), i + 1,
+                       op_to_text(t->ops[i]));
+    for (int k = 0; k < 2; ++k) {
+      const Outcome& x = k == 0 ? oa[i] : ob[i];
+      const RuleDesc& rd = rule_desc(x.rule);
+      out << fmt::format("  {:<{}} {:<28} rule {} ({})\n", b[k]->name() + ":", width, to_text(x),
+                         rd.id, rd.source);
+    }
+    out << fmt::format("  knobs consulted: {}\n", knob_list(oa[i].knobs | ob[i].knobs));
+  }
+  out << fmt::format("diff: {} of {} traces diverge between {} and {}\n", diverged, traces,
+                     b[0]->name(), b[1]->name());
+  if (status == kExitOk && diverged) status = kExitFail;
+  return status;
+}
+
+}  // namespace mwc::cli

@@ -1,0 +1,48 @@
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/app.hpp"
+#include "cli/commands.hpp"
+#include "refmodel/profile.hpp"
+
+namespace mwc::cli {
+
+int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream&) {
+  const auto knobs = knob_descs();
+  const auto profs = profile_descs();
+  if (o.json) {
+    nlohmann::ordered_json j;
+    for (const auto& p : profs) j["profiles"].push_back({{"name", p.name}, {"summary", p.summary}});
+    for (const auto& k : knobs) {
+      nlohmann::ordered_json jk{{"name", k.name}, {"question", k.question}};
+      for (const auto& a : k.alts) jk["alternatives"].push_back({{"name", a.name}, {"source", a.source}});
+      for (size_t p = 0; p < profs.size(); ++p)
+        jk["values"][std::string(profs[p].name)] = k.alts[k.profile_value[p]].name;
+      j["knobs"].push_back(jk);
+    }
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  size_t kw = 4;
+  for (const auto& k : knobs) kw = std::max(kw, k.name.size());
+  std::string header = fmt::format("{:<{}}", "knob", kw);
+  for (const auto& p : profs) header += fmt::format("  {:<17}", p.name);
+  out << header << "\n" << std::string(header.size(), '-') << "\n";
+  for (const auto& k : knobs) {
+    std::string row = fmt::format("{:<{}}", k.name, kw);
+    for (size_t p = 0; p < profs.size(); ++p)
+      row += fmt::format("  {:<17}", k.alts[k.profile_value[p]].name);
+    out << row << "\n";
+  }
+  out << fmt::format("\n{} profiles, {} knobs.\n\nProfiles:\n", profs.size(), knobs.size());
+  for (const auto& p : profs) out << fmt::format("  {:<6} {}\n", p.name, p.summary);
+  out << "\nKnobs and the source of each alternative:\n";
+  for (const auto& k : knobs) {
+    out << fmt::format("\n  {}: {}\n", k.name, k.question);
+    for (const auto& a : k.alts) out << fmt::format("    {:<18} {}\n", a.name, a.source);
+  }
+  return kExitOk;
+}
+
+}  // namespace mwc::cli

@@ -1,0 +1,47 @@
+#include <fmt/format.h>
+
+#include "adapters/backend.hpp"
+#include "cli/annotate.hpp"
+#include "cli/app.hpp"
+#include "cli/commands.hpp"
+#include "cli/load.hpp"
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::cli {
+
+int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
+  std::string why;
+  auto backend = make_backend(o.profile, why);
+  if (!backend) {
+    err << "mwcheck run: error: " << why << "\n";
+    return kExitBadInput;
+  }
+  int status = kExitOk;
+  size_t mismatches = 0;
+  std::vector<Outcome> outcomes;
+  for (const auto& path : o.files) {
+    auto t = load_trace(path, err);
+    if (!t) {
+      status = kExitBadInput;
+      continue;
+    }
+    backend->run(*t, outcomes);
+    if (!o.quiet) {
+      if (o.files.size() > 1) out << "# == " << path << " ==\n";
+      out << annotate(*t, outcomes, backend->expectation_column(), backend->name());
+    }
+    for (size_t i = 0; i < t->ops.size(); ++i) {
+      const Pattern* p = expected(*t, static_cast<uint32_t>(i), backend->expectation_column());
+      if (!p || matches(*p, outcomes[i])) continue;
+      ++mismatches;
+      if (o.check)
+        err << fmt::format("{}: mismatch under {}: {} => {}, expected {} (rule {})\n",
+                           where(path, *t, i), backend->name(), op_to_text(t->ops[i]),
+                           to_text(outcomes[i]), to_text(*p), rule_desc(outcomes[i].rule).id);
+    }
+  }
+  if (status == kExitOk && o.check && mismatches) status = kExitFail;
+  return status;
+}
+
+}  // namespace mwc::cli

@@ -1,0 +1,68 @@
+#include "cli/load.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "refmodel/binary_codec.hpp"
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::cli {
+namespace {
+bool is_binary_path(const std::string& p) { return p.size() >= 4 && p.ends_with(".mwb"); }
+}  // namespace
+
+std::optional<Trace> load_trace(const std::string& path, std::ostream& err) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    err << fmt::format("{}:1:1: error: cannot open: {}\n", path, std::strerror(errno));
+    return std::nullopt;
+  }
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    err << fmt::format("{}:1:1: error: cannot read\n", path);
+    return std::nullopt;
+  }
+  if (is_binary_path(path) || data.starts_with("MWTB")) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+    auto r = decode_mwb({bytes, data.size()});
+    if (auto* e = std::get_if<DecodeError>(&r)) {
+      err << fmt::format("{}:1:{}: error: {}\n", path, e->offset + 1, e->message);
+      return std::nullopt;
+    }
+    return std::get<Trace>(std::move(r));
+  }
+  auto r = parse_text(data);
+  if (auto* e = std::get_if<ParseError>(&r)) {
+    err << fmt::format("{}:{}:{}: error: {}\n", path, e->line, e->col, e->message);
+    return std::nullopt;
+  }
+  return std::get<Trace>(std::move(r));
+}
+
+bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) {
+    if (is_binary_path(path)) {
+      const auto bytes = encode_mwb(t);
+      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    } else {
+      out << print_text(t);
+    }
+  }
+  if (!out) {
+    err << fmt::format("{}:1:1: error: cannot write: {}\n", path, std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+std::string where(const std::string& path, const Trace& t, size_t i) {
+  if (i < t.lines.size()) return fmt::format("{}:{}", path, t.lines[i]);
+  return fmt::format("{}:op {}", path, i + 1);
+}
+
+}  // namespace mwc::cli

@@ -1,0 +1,20 @@
+// Reading and writing trace files, with errors as FILE:LINE:COL: error: ...
+#pragma once
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "refmodel/trace.hpp"
+
+namespace mwc::cli {
+
+// Returns the trace in a .mwt or .mwb file (by extension, or the MWTB
+// magic), or nothing after printing the error to `err`.
+std::optional<Trace> load_trace(const std::string& path, std::ostream& err);
+// Writes a trace as .mwb (by extension) or text. Returns false after printing
+// the error to `err`.
+bool save_trace(const Trace& t, const std::string& path, std::ostream& err);
+// Returns "FILE:LINE" for op i of a loaded trace ("FILE:op N" for binary).
+std::string where(const std::string& path, const Trace& t, size_t i);
+
+}  // namespace mwc::cli

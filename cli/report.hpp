@@ -1,0 +1,41 @@
+// Conformance results and their reports (JSON, JUnit XML).
+#pragma once
+#include <array>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "refmodel/rules.hpp"
+
+namespace mwc::cli {
+
+struct Mismatch {
+  size_t op;
+  std::string where, text, observed, expected, rule;
+};
+// One trace under one backend.
+struct TraceRun {
+  std::string trace;  // file name
+  size_t checked = 0;
+  std::vector<Mismatch> mismatches;
+  bool passed() const { return mismatches.empty(); }
+};
+struct RuleCount {
+  size_t checked = 0, failed = 0;
+};
+// One backend's whole run of the corpus.
+struct BackendRun {
+  std::string name;
+  std::vector<TraceRun> traces;
+  std::array<RuleCount, kRuleCount> rules{};
+};
+struct ConformResult {
+  std::string corpus;
+  std::vector<BackendRun> backends;
+};
+
+// Each writes one report; returns false if the file cannot be written.
+bool write_json(const ConformResult& r, const std::string& path);
+bool write_junit(const ConformResult& r, const std::string& path);
+
+}  // namespace mwc::cli

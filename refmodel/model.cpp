@@ -1,0 +1,612 @@
+#include "refmodel/model.hpp"
+
+#include <algorithm>
+
+#include "refmodel/rules.hpp"
+
+namespace mwc {
+namespace {
+using C = Concrete;
+constexpr uint32_t kRdmaRegAccess[] = {
+    acc::LOCAL_WRITE, acc::LOCAL_WRITE | acc::REMOTE_READ, acc::LOCAL_WRITE | acc::REMOTE_WRITE};
+bool bind_transport_ok(uint32_t t) { return t == qpt::RC || t == qpt::UC || t == qpt::XRC_SEND; }
+bool responds(QpState s) {
+  return s == QpState::kRTR || s == QpState::kRTS || s == QpState::kSQD;
+}
+}  // namespace
+
+Model::Model(Profile profile) : profile_(std::move(profile)) {}
+
+void Model::reset(const Caps& caps) {
+  // assign() reuses capacity: a model that replays many traces of the same
+  // size allocates only for the first.
+  bufs_.assign(caps[0], Buf{});
+  pds_.assign(caps[1], Pd{});
+  mrs_.assign(caps[2], Mr{});
+  mws_.assign(caps[3], Mw{});
+  qps_.assign(caps[4], Qp{});
+}
+
+Outcome Model::step(const Op& op) {
+  consulted_ = 0;
+  return dispatch(*this, op);
+}
+
+// ---- addresses and keys ------------------------------------------------
+
+uint64_t Model::resolve(const Arg& a) const {
+  switch (static_cast<AddrBase>(a.tag)) {
+    case AddrBase::Raw: return a.v;
+    case AddrBase::Buf: return buf_va(a.h) + a.v;
+    case AddrBase::Mr: return (a.h < mrs_.size() ? mrs_[a.h].iova : 0) + a.v;
+    case AddrBase::Mw: {
+      if (a.h >= mws_.size()) return a.v;
+      const Mw& w = mws_[a.h];
+      return ((w.access & acc::ZERO_BASED) ? 0 : w.addr) + a.v;
+    }
+  }
+  return a.v;
+}
+
+uint32_t Model::resolve_rkey(const Arg& r) const {
+  uint32_t base = 0;
+  switch (static_cast<RkeyBase>(r.tag)) {
+    case RkeyBase::Raw: return r.h;
+    case RkeyBase::MwCur: base = r.h < mws_.size() ? mws_[r.h].cur : 0; break;
+    case RkeyBase::MwPrev: base = r.h < mws_.size() ? mws_[r.h].prev : 0; break;
+    case RkeyBase::Mr: base = r.h < mrs_.size() ? mrs_[r.h].rkey(r.h) : 0; break;
+  }
+  return static_cast<uint32_t>(rules::with_key<C>(base, base + r.v));
+}
+
+// ---- resources ---------------------------------------------------------
+
+Outcome Model::on_buf(const args::buf& a) {
+  if (a.h >= bufs_.size() || bufs_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
+  bufs_[a.h] = Buf{true, a.len};
+  return out(Rule::mr_ok);
+}
+
+Outcome Model::on_alloc_pd(const args::alloc_pd& a) {
+  if (a.h >= pds_.size() || pds_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
+  pds_[a.h] = Pd{true, 0};
+  return out(Rule::mr_ok);
+}
+
+Outcome Model::on_dealloc_pd(const args::dealloc_pd& a) {
+  Pd* p = live(pds_, a.h);
+  if (!p) return out(Rule::handle_live, Result::kSKIP);
+  if (p->users) return out(Rule::pd_busy, Result::kEBUSY);
+  p->live = false;
+  return out(Rule::mr_ok);
+}
+
+Outcome Model::reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access,
+                   Rule ok) {
+  Pd* p = live(pds_, pd);
+  if (!p || h >= mrs_.size() || mrs_[h].live) return out(Rule::handle_live, Result::kSKIP);
+  if (!rules::mr_access_valid<C>(access)) return out(Rule::mr_access_local_write, Result::kEINVAL);
+  if (len == 0) return out(Rule::mr_length, Result::kEINVAL);
+  const uint64_t va = resolve(addr);
+  const uint64_t b = (va - kBufBase) >> 32;
+  if (va < kBufBase || b >= bufs_.size() || !bufs_[b].live ||
+      !rules::range_within<C>(va, len, buf_va(static_cast<uint32_t>(b)), bufs_[b].len))
+    return out(Rule::mr_range, Result::kEFAULT);
+  Mr& m = mrs_[h];
+  m.live = true;
+  m.key = m.next_key++;
+  m.pd = pd;
+  m.access = access;
+  m.bound = 0;
+  m.va = va;
+  m.len = len;
+  m.iova = (access & acc::ZERO_BASED) ? 0 : va;
+  ++p->users;
+  return out(ok);
+}
+
+Outcome Model::on_reg_mr(const args::reg_mr& a) {
+  return reg(a.h, a.pd, a.addr, a.len, a.access, Rule::mr_ok);
+}
+Outcome Model::on_rdma_reg_msgs(const args::rdma_reg_msgs& a) {
+  return reg(a.h, a.pd, a.addr, a.len, kRdmaRegAccess[0], Rule::mr_rdma_access);
+}
+Outcome Model::on_rdma_reg_read(const args::rdma_reg_read& a) {
+  return reg(a.h, a.pd, a.addr, a.len, kRdmaRegAccess[1], Rule::mr_rdma_access);
+}
+Outcome Model::on_rdma_reg_write(const args::rdma_reg_write& a) {
+  return reg(a.h, a.pd, a.addr, a.len, kRdmaRegAccess[2], Rule::mr_rdma_access);
+}
+
+Outcome Model::dereg(uint32_t h) {
+  Mr* m = live(mrs_, h);
+  if (!m) return out(Rule::handle_live, Result::kSKIP);
+  if (m->bound) {
+    const uint8_t k = knob(Knob::dereg_bound);
+    if (k == alt::dereg_bound::ebusy) return out(Rule::mr_dereg_bound, Result::kEBUSY);
+    if (k == alt::dereg_bound::einval) return out(Rule::mr_dereg_bound, Result::kEINVAL);
+    // allowed: the windows stay bound to a dead MR and grant nothing.
+  }
+  const bool was_bound = m->bound != 0;
+  m->live = false;
+  m->bound = 0;
+  --pds_[m->pd].users;
+  return out(was_bound ? Rule::mr_dereg_bound : Rule::mr_ok);
+}
+
+Outcome Model::on_dereg_mr(const args::dereg_mr& a) { return dereg(a.h); }
+Outcome Model::on_rdma_dereg_mr(const args::rdma_dereg_mr& a) { return dereg(a.h); }
+
+Outcome Model::on_rereg_mr(const args::rereg_mr& a) {
+  Mr* m = live(mrs_, a.h);
+  if (!m) return out(Rule::handle_live, Result::kSKIP);
+  if (a.flags == 0) return out(Rule::mr_rereg_flags, Result::kEINVAL);
+  if (m->bound) {
+    const uint8_t k = knob(Knob::dereg_bound);
+    if (k == alt::dereg_bound::ebusy) return out(Rule::mr_dereg_bound, Result::kEBUSY);
+    if (k == alt::dereg_bound::einval) return out(Rule::mr_dereg_bound, Result::kEINVAL);
+  }
+  uint32_t pd = m->pd, access = m->access;
+  uint64_t va = m->va, len = m->len;
+  if (a.flags & rereg::CHANGE_PD) {
+    if (!live(pds_, a.pd)) return out(Rule::mr_rereg_flags, Result::kEINVAL);
+    pd = a.pd;
+  }
+  if (a.flags & rereg::CHANGE_ACCESS) {
+    if (!rules::mr_access_valid<C>(a.access))
+      return out(Rule::mr_access_local_write, Result::kEINVAL);
+    access = a.access;
+  }
+  if (a.flags & rereg::CHANGE_TRANSLATION) {
+    if (a.len == 0) return out(Rule::mr_length, Result::kEINVAL);
+    va = resolve(a.addr);
+    len = a.len;
+    const uint64_t b = (va - kBufBase) >> 32;
+    if (va < kBufBase || b >= bufs_.size() || !bufs_[b].live ||
+        !rules::range_within<C>(va, len, buf_va(static_cast<uint32_t>(b)), bufs_[b].len))
+      return out(Rule::mr_range, Result::kEFAULT);
+  }
+  --pds_[m->pd].users;
+  ++pds_[pd].users;
+  m->pd = pd;
+  m->access = access;
+  m->va = va;
+  m->len = len;
+  m->iova = (access & acc::ZERO_BASED) ? 0 : va;
+  return out(Rule::mr_ok);
+}
+
+Outcome Model::on_alloc_mw(const args::alloc_mw& a) {
+  Pd* p = live(pds_, a.pd);
+  if (!p || a.h >= mws_.size() || mws_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
+  if (a.type != 1 && a.type != 2) return out(Rule::mw_type, Result::kEINVAL);
+  Mw& w = mws_[a.h];
+  // A reused handle continues after the last key byte, so stale rkeys of
+  // the previous window never match the new one.
+  const uint8_t key = w.rkey ? static_cast<uint8_t>(w.rkey + 1) : 0;
+  w = Mw{};
+  w.live = true;
+  w.type = static_cast<uint8_t>(a.type);
+  w.alloc_key = key;
+  w.pd = a.pd;
+  w.rkey = w.cur = w.prev = ((kMwIndexBit | a.h) << 8) | key;
+  ++p->users;
+  return out(Rule::mw_ok);
+}
+
+void Model::unbind(Mw& w) {
+  if (w.state == MwState::Bound && w.mr < mrs_.size()) {
+    Mr& m = mrs_[w.mr];
+    if (m.live && m.rkey(w.mr) == w.mr_rkey) --m.bound;
+  }
+  w.state = MwState::Unbound;
+  w.mr = w.qp = kNoHandle;
+  w.mr_rkey = 0;
+  w.access = 0;
+  w.addr = w.len = 0;
+}
+
+Outcome Model::on_dealloc_mw(const args::dealloc_mw& a) {
+  Mw* w = live(mws_, a.h);
+  if (!w) return out(Rule::handle_live, Result::kSKIP);
+  unbind(*w);
+  w->live = false;
+  --pds_[w->pd].users;
+  return out(Rule::mw_dealloc_unbinds);
+}
+
+Outcome Model::on_create_qp(const args::create_qp& a) {
+  Pd* p = live(pds_, a.pd);
+  if (!p || a.h >= qps_.size() || qps_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
+  const auto st = static_cast<QpState>(a.state);
+  if (st == QpState::kSQD || st == QpState::kSQE) return out(Rule::qp_transition, Result::kEINVAL);
+  Qp& q = qps_[a.h];
+  q = Qp{};
+  q.live = true;
+  q.pd = a.pd;
+  q.type = a.type;
+  q.depth = static_cast<uint8_t>(std::clamp<uint64_t>(a.depth, 1, kMaxDepth));
+  q.sig_all = a.sig_all != 0;
+  q.state = st;
+  ++p->users;
+  return out(Rule::qp_create);
+}
+
+Outcome Model::on_modify_qp(const args::modify_qp& a) {
+  Qp* q = live(qps_, a.h);
+  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  using S = QpState;
+  const auto to = static_cast<S>(a.state);
+  const S from = q->state;
+  bool ok = to == S::kRESET || to == S::kERR;
+  ok = ok || (from == S::kRESET && to == S::kINIT) || (from == S::kINIT && to == S::kINIT) ||
+       (from == S::kINIT && to == S::kRTR) || (from == S::kRTR && to == S::kRTS) ||
+       (from == S::kRTS && (to == S::kRTS || to == S::kSQD)) ||
+       (from == S::kSQD && (to == S::kRTS || to == S::kSQD)) ||
+       (from == S::kSQE && to == S::kRTS);
+  if (!ok) return out(Rule::qp_transition, Result::kEINVAL);
+  if (to == S::kRESET) q->head = q->count = 0;
+  if (to == S::kRTR) q->peer_err = false;  // the peer is connected anew
+  q->state = to;
+  return out(Rule::qp_transition);
+}
+
+Outcome Model::on_destroy_qp(const args::destroy_qp& a) {
+  Qp* q = live(qps_, a.h);
+  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  for (Mw& w : mws_)
+    if (w.live && w.type == 2 && w.state == MwState::Bound && w.qp == a.h) unbind(w);
+  q->live = false;
+  --pds_[q->pd].users;
+  return out(Rule::qp_destroy);
+}
+
+// ---- posting -----------------------------------------------------------
+
+bool Model::post_refused(Qp& q, bool det, Outcome& o, bool& flush) {
+  flush = false;
+  const bool err = q.state == QpState::kERR || q.state == QpState::kSQE;
+  if (q.state != QpState::kRTS) {
+    const bool enotconn = det || knob(Knob::post_bad_state) == alt::post_bad_state::enotconn;
+    if (enotconn) return o = out(Rule::post_state, Result::kENOTCONN), true;
+    if (!err) return o = out(Rule::post_state, Result::kEINVAL), true;
+  }
+  if (q.count >= q.depth) {
+    const bool enospc = det || knob(Knob::sq_full_errno) == alt::sq_full_errno::enospc;
+    return o = out(Rule::post_depth, enospc ? Result::kENOSPC : Result::kENOMEM), true;
+  }
+  flush = err;
+  return false;
+}
+
+void Model::push(Qp& q, WcStatus st, WcOpcode op, uint32_t flags, Rule why) {
+  const bool signaled = q.sig_all || (flags & sendf::SIGNALED) || st != WcStatus::kIBV_WC_SUCCESS;
+  q.ring[(q.head + q.count) % kMaxDepth] = Cqe{st, op, signaled, why};
+  ++q.count;
+}
+
+Outcome Model::bind(const BindReq& r) {
+  Qp* q = live(qps_, r.qp);
+  Mw* w = live(mws_, r.mw);
+  Mr* m = r.mr == kNoHandle ? nullptr : live(mrs_, r.mr);
+  if (!q || !w || (r.mr != kNoHandle && !m)) return out(Rule::handle_live, Result::kSKIP);
+  const bool det = r.api == BindApi::Det;
+  const uint64_t addr = resolve(r.addr);
+
+  // Refused by the API before anything is posted.
+  if (!bind_transport_ok(q->type)) return out(Rule::bind_transport, Result::kEINVAL);
+  if (r.api == BindApi::Verb && w->type != 1) return out(Rule::bind_verb_type1, Result::kEINVAL);
+  const uint8_t mode = det ? uint8_t{alt::bind_errors::immediate} : knob(Knob::bind_errors);
+  if (r.api == BindApi::Verb && mode == alt::bind_errors::provider_precheck) {
+    if (!m && (r.len || addr)) return out(Rule::bind_mr_required, Result::kEINVAL);
+    if ((r.access & acc::ZERO_BASED) &&
+        knob(Knob::zero_based_type1) == alt::zero_based_type1::reject)
+      return out(Rule::bind_zero_based_type1, Result::kEINVAL);
+    if (m && m->pd != w->pd) return out(Rule::bind_pd, Result::kEPERM);
+  }
+  Outcome refused;
+  bool flush = false;
+  if (post_refused(*q, det, refused, flush)) return refused;
+
+  // The new rkey: ibv_inc_rkey of the consumer's copy, or the WR's key byte.
+  uint64_t new_rkey = rules::inc_rkey<C>(w->cur);
+  if (r.api == BindApi::Wr) {
+    const uint64_t byte = static_cast<KeyBase>(r.key.tag) == KeyBase::Rel ? w->cur + r.key.v : r.key.v;
+    new_rkey = rules::with_key<C>(w->cur, byte);
+  }
+  const auto update_at_post = [&] {
+    if (knob(Knob::rkey_update) == alt::rkey_update::post) {
+      w->prev = w->cur;
+      w->cur = static_cast<uint32_t>(new_rkey);
+    }
+  };
+  if (flush) {
+    push(*q, WcStatus::kIBV_WC_WR_FLUSH_ERR, WcOpcode::kIBV_WC_BIND_MW, r.flags, Rule::post_flush);
+    update_at_post();
+    return out(Rule::post_flush);
+  }
+
+  // The bind's own checks, in the order the IBTA lists them; the first
+  // failing one decides.
+  Rule fail = Rule::bind_ok;
+  Result err = Result::kOK;
+  const auto f = [&](Rule rule, Result e) {
+    fail = rule;
+    err = e;
+  };
+  const bool len = r.len != 0;
+  if (w->type == 1 && r.api == BindApi::Wr &&
+      knob(Knob::type1_bind_wr) == alt::type1_bind_wr::reject)
+    f(Rule::bind_wr_type1, Result::kEINVAL);
+  else if (!m && len)
+    f(Rule::bind_mr_required, Result::kEINVAL);
+  else if (w->type == 2 && w->state == MwState::Bound &&
+           knob(Knob::type2_rebind) == alt::type2_rebind::reject)
+    f(Rule::bind_type2_free, Result::kEINVAL);
+  else if ((w->type == 2 || knob(Knob::bind_qp_pd) == alt::bind_qp_pd::always) &&
+           q->pd != w->pd)
+    f(Rule::bind_qp_pd, Result::kEPERM);
+  else if (w->type == 2 && !len &&
+           knob(Knob::zero_length_type2) == alt::zero_length_type2::reject)
+    f(Rule::bind_zero_length_type2, Result::kEINVAL);
+  else if (len && m->pd != w->pd)
+    f(Rule::bind_pd, Result::kEPERM);
+  else if (len && w->type == 1 && (r.access & acc::ZERO_BASED) &&
+           knob(Knob::zero_based_type1) == alt::zero_based_type1::reject)
+    f(Rule::bind_zero_based_type1, Result::kEINVAL);
+  else if (len && !rules::mw_access_allowed<C>(r.access, knob(Knob::mw_access)))
+    f(Rule::bind_mw_access, Result::kEINVAL);
+  else if (len && !rules::mr_allows_binding<C>(m->access))
+    f(Rule::bind_mr_mw_bind, Result::kEACCES);
+  else if (len && !rules::mw_write_backed<C>(r.access, m->access))
+    f(Rule::bind_local_write, Result::kEACCES);
+  else if (len && !rules::mw_read_backed<C>(r.access, m->access, knob(Knob::local_read)))
+    f(Rule::bind_local_read, Result::kEACCES);
+  else if (len && !rules::window_in_mr<C>(addr, r.len, m->iova, m->len))
+    f(Rule::bind_range, Result::kERANGE);
+
+  if (fail != Rule::bind_ok) {
+    if (mode == alt::bind_errors::immediate) return out(fail, err);
+    push(*q, WcStatus::kIBV_WC_MW_BIND_ERR, WcOpcode::kIBV_WC_BIND_MW, r.flags,
+         Rule::bind_error_completion);
+    q->state = QpState::kERR;
+    update_at_post();
+    if (knob(Knob::failed_bind) == alt::failed_bind::destroy) unbind(*w);
+    return out(fail);
+  }
+
+  unbind(*w);  // a bind replaces (and so invalidates) the previous binding
+  if (len) {
+    w->state = MwState::Bound;
+    w->mr = r.mr;
+    w->mr_rkey = m->rkey(r.mr);
+    ++m->bound;
+    w->addr = addr;
+    w->len = r.len;
+    w->access = r.access;
+    if (w->type == 2) w->qp = r.qp;
+  }
+  w->rkey = static_cast<uint32_t>(new_rkey);
+  if (w->cur != w->rkey) {
+    w->prev = w->cur;
+    w->cur = w->rkey;
+  }
+  push(*q, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kIBV_WC_BIND_MW, r.flags);
+  Outcome o = out(len ? Rule::bind_ok : Rule::bind_zero_length);
+  o.key = static_cast<int16_t>(static_cast<uint8_t>(w->rkey - w->alloc_key));
+  return o;
+}
+
+Outcome Model::on_bind_mw(const args::bind_mw& a) {
+  return bind({BindApi::Verb, a.qp, a.mw, a.mr, a.addr, a.len, a.access, a.flags, Arg{}});
+}
+Outcome Model::on_det_bind(const args::det_bind& a) {
+  return bind({BindApi::Det, a.qp, a.mw, a.mr, a.addr, a.len, a.access, a.flags, Arg{}});
+}
+Outcome Model::on_wr_bind_mw(const args::wr_bind_mw& a) {
+  return bind({BindApi::Wr, a.qp, a.mw, a.mr, a.addr, a.len, a.access, a.flags, a.key});
+}
+
+// Returns the rule that refuses invalidating `rkey` from QP `qp`, or inv_ok.
+Outcome Model::invalidate(uint32_t qp, uint32_t rkey) {
+  const uint32_t idx = rkey >> 8;
+  Mw* w = (idx & kMwIndexBit) ? live(mws_, idx & ~kMwIndexBit) : nullptr;
+  Rule fail = Rule::inv_ok;
+  if (!w || w->rkey != rkey)
+    fail = Rule::inv_rkey;
+  else if (w->type != 2)
+    fail = Rule::inv_type2;
+  else if (w->state != MwState::Bound)
+    fail = Rule::inv_state;
+  else if (w->qp != qp && knob(Knob::type2_invalidator) == alt::type2_invalidator::bound_qp)
+    fail = Rule::inv_qp;
+  if (fail == Rule::inv_ok) unbind(*w);
+  return out(fail);
+}
+
+Outcome Model::on_wr_local_inv(const args::wr_local_inv& a) {
+  Qp* q = live(qps_, a.qp);
+  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Outcome refused;
+  bool flush = false;
+  if (post_refused(*q, false, refused, flush)) return refused;
+  if (flush) {
+    push(*q, WcStatus::kIBV_WC_WR_FLUSH_ERR, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, Rule::post_flush);
+    return out(Rule::post_flush);
+  }
+  Outcome o = invalidate(a.qp, resolve_rkey(a.rkey));
+  if (o.rule != Rule::inv_ok) {
+    push(*q, WcStatus::kIBV_WC_LOC_QP_OP_ERR, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, o.rule);
+    q->state = QpState::kERR;
+  } else {
+    push(*q, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kIBV_WC_LOCAL_INV, a.flags);
+  }
+  return o;
+}
+
+Outcome Model::on_wr_send(const args::wr_send& a) {
+  Qp* q = live(qps_, a.qp);
+  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Outcome refused;
+  bool flush = false;
+  if (post_refused(*q, false, refused, flush)) return refused;
+  if (flush) {
+    push(*q, WcStatus::kIBV_WC_WR_FLUSH_ERR, WcOpcode::kIBV_WC_SEND, a.flags, Rule::post_flush);
+    return out(Rule::post_flush);
+  }
+  if (q->peer_err) {  // nobody answers: the requester retries out
+    push(*q, WcStatus::kIBV_WC_RETRY_EXC_ERR, WcOpcode::kIBV_WC_SEND, a.flags,
+         Rule::remote_responder_state);
+    q->state = QpState::kERR;
+    return out(Rule::remote_responder_state);
+  }
+  push(*q, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kIBV_WC_SEND, a.flags);
+  return out(Rule::send_ordered);
+}
+
+// ---- the peer's requests -------------------------------------------------
+
+Outcome Model::remote(uint32_t qp, const Arg& rkey_ref, const Arg& addr_ref, uint64_t len,
+                      uint32_t right, bool atomic) {
+  Qp* q = live(qps_, qp);
+  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  const bool uc_write = q->type == qpt::UC && right == acc::REMOTE_WRITE;
+  if (q->type != qpt::RC && !uc_write) return out(Rule::remote_transport, Result::kEINVAL);
+  if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
+  if (!responds(q->state)) {
+    q->peer_err = true;
+    return out(Rule::remote_responder_state, Result::kOK, WcStatus::kIBV_WC_RETRY_EXC_ERR);
+  }
+  const uint32_t rkey = resolve_rkey(rkey_ref);
+  const uint64_t raddr = resolve(addr_ref);
+  const uint32_t idx = rkey >> 8;
+  Rule fail = Rule::remote_ok;
+  WcStatus st = WcStatus::kIBV_WC_REM_ACCESS_ERR;
+  if (idx & kMwIndexBit) {
+    const uint32_t h = idx & ~kMwIndexBit;
+    Mw* w = live(mws_, h);
+    const Mr* m = w && w->mr < mrs_.size() ? &mrs_[w->mr] : nullptr;
+    const bool zb = w && (w->access & acc::ZERO_BASED);
+    if (!w || w->rkey != rkey || w->state != MwState::Bound)
+      fail = Rule::remote_rkey;
+    else if (w->pd != q->pd)
+      fail = Rule::remote_pd;
+    else if (w->type == 2 && w->qp != qp)
+      fail = Rule::remote_type2_qp;
+    else if (!rules::grants<C>(w->access, right))
+      fail = Rule::remote_access;
+    else if (!m || !m->live || m->rkey(w->mr) != w->mr_rkey)
+      fail = Rule::remote_mr_live;
+    else if (!rules::remote_range_ok<C>(raddr, len, zb, w->addr, w->len, m->iova, m->len,
+                                        knob(Knob::remote_range)))
+      fail = Rule::remote_range;
+    else if (atomic && !rules::atomic_aligned<C>(rules::translate<C>(raddr, zb, w->addr)))
+      fail = Rule::remote_atomic_align, st = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
+  } else {
+    const Mr* m = idx >= 1 && idx - 1 < mrs_.size() ? &mrs_[idx - 1] : nullptr;
+    if (!m || !m->live || m->rkey(idx - 1) != rkey)
+      fail = Rule::remote_rkey;
+    else if (m->pd != q->pd)
+      fail = Rule::remote_pd;
+    else if (!rules::grants<C>(m->access, right))
+      fail = Rule::remote_access;
+    else if (!rules::range_within<C>(raddr, len, m->iova, m->len))
+      fail = Rule::remote_range;
+    else if (atomic && !rules::atomic_aligned<C>(raddr))
+      fail = Rule::remote_atomic_align, st = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
+  }
+  if (fail == Rule::remote_ok) return out(fail, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
+  if (q->type == qpt::UC)
+    return out(Rule::remote_uc_drop, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
+  q->peer_err = true;
+  q->state = QpState::kERR;
+  return out(fail, Result::kOK, st);
+}
+
+Outcome Model::on_peer_write(const args::peer_write& a) {
+  return remote(a.qp, a.rkey, a.addr, a.len, acc::REMOTE_WRITE, false);
+}
+Outcome Model::on_peer_read(const args::peer_read& a) {
+  return remote(a.qp, a.rkey, a.addr, a.len, acc::REMOTE_READ, false);
+}
+Outcome Model::on_peer_fetch_add(const args::peer_fetch_add& a) {
+  return remote(a.qp, a.rkey, a.addr, 8, acc::REMOTE_ATOMIC, true);
+}
+Outcome Model::on_peer_cmp_swap(const args::peer_cmp_swap& a) {
+  return remote(a.qp, a.rkey, a.addr, 8, acc::REMOTE_ATOMIC, true);
+}
+
+Outcome Model::on_peer_send_inv(const args::peer_send_inv& a) {
+  Qp* q = live(qps_, a.qp);
+  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  if (q->type != qpt::RC) return out(Rule::remote_transport, Result::kEINVAL);
+  if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
+  if (!responds(q->state)) {
+    q->peer_err = true;
+    return out(Rule::remote_responder_state, Result::kOK, WcStatus::kIBV_WC_RETRY_EXC_ERR);
+  }
+  Outcome o = invalidate(a.qp, resolve_rkey(a.rkey));
+  if (o.rule == Rule::inv_ok) {
+    o.wc = WcStatus::kIBV_WC_SUCCESS;
+  } else {
+    o.wc = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
+    q->peer_err = true;
+    q->state = QpState::kERR;
+  }
+  return o;
+}
+
+Outcome Model::on_poll_cq(const args::poll_cq& a) {
+  Qp* q = live(qps_, a.qp);
+  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  // Unsignaled successes leave the ring only with the next signaled entry.
+  for (uint8_t i = 0; i < q->count; ++i) {
+    const Cqe& e = q->ring[(q->head + i) % kMaxDepth];
+    if (!e.signaled) continue;
+    q->head = static_cast<uint8_t>((q->head + i + 1) % kMaxDepth);
+    q->count = static_cast<uint8_t>(q->count - i - 1);
+    Outcome o = out(e.rule, Result::kOK, e.st);
+    o.wc_op = e.op;
+    return o;
+  }
+  return out(Rule::poll_empty, Result::kEMPTY);
+}
+
+// ---- invariants ----------------------------------------------------------
+
+const char* Model::check_invariants() const {
+  std::vector<uint32_t> bound(mrs_.size(), 0);
+  std::vector<uint32_t> users(pds_.size(), 0);
+  for (uint32_t h = 0; h < mws_.size(); ++h) {
+    const Mw& w = mws_[h];
+    if (!w.live) continue;
+    ++users[w.pd];
+    if ((w.rkey >> 8) != (kMwIndexBit | h)) return "a window's rkey lost its index";
+    if (w.state != MwState::Bound) continue;
+    if (w.len == 0) return "a bound window has length 0";
+    if (w.type == 2 && w.qp == kNoHandle) return "a bound type 2 window has no QP";
+    const Mr& m = mrs_[w.mr];
+    if (!m.live || m.rkey(w.mr) != w.mr_rkey) {
+      if (profile_[Knob::dereg_bound] != alt::dereg_bound::allowed)
+        return "a window is bound to a deregistered MR";
+      continue;
+    }
+    ++bound[w.mr];
+    if (!rules::window_in_mr<C>(w.addr, w.len, m.iova, m.len)) return "a window lies outside its MR";
+  }
+  for (uint32_t h = 0; h < mrs_.size(); ++h) {
+    if (!mrs_[h].live) continue;
+    ++users[mrs_[h].pd];
+    if (mrs_[h].bound != bound[h]) return "an MR's bound-window count is wrong";
+  }
+  for (const Qp& q : qps_) {
+    if (!q.live) continue;
+    ++users[q.pd];
+    if (q.count > q.depth) return "a send queue holds more than its depth";
+  }
+  for (uint32_t h = 0; h < pds_.size(); ++h)
+    if (pds_[h].live && pds_[h].users != users[h]) return "a PD's user count is wrong";
+  return nullptr;
+}
+
+}  // namespace mwc

@@ -1,0 +1,131 @@
+// The reference model of the MW/MR state machine under one profile.
+//
+// Flat tables indexed by handle, sized once per trace by reset(); step()
+// executes one op without allocating. Work requests execute in posting
+// order when posted; their completions wait in the QP's completion ring
+// until poll_cq reads them. Each trace QP has a connected peer (the remote
+// side of peer_* ops), whose state the model tracks too.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "refmodel/op.hpp"
+#include "refmodel/outcome.hpp"
+#include "refmodel/profile.hpp"
+#include "refmodel/trace.hpp"
+
+namespace mwc {
+
+// Where trace buffers live in the model's address space: buffer i starts at
+// kBufBase + i * 2^32, so buffers never overlap (a buffer is at most 4 GiB).
+inline constexpr uint64_t kBufBase = 0x100000000000ull;
+inline uint64_t buf_va(uint32_t h) { return kBufBase + (uint64_t{h} << 32); }
+// rkey index spaces: MR h has index h+1, MW h has index kMwIndexBit | h.
+inline constexpr uint32_t kMwIndexBit = 0x800000u;
+inline constexpr int kMaxDepth = 64;
+
+class Model {
+ public:
+  explicit Model(Profile profile);
+
+  // Clears all state and sizes the tables for a trace's caps. Allocates.
+  void reset(const Caps& caps);
+  // Executes one op and returns its outcome. Never allocates.
+  Outcome step(const Op& op);
+
+  const Profile& profile() const { return profile_; }
+
+  // Invariants a property test or fuzzer checks after every op; returns the
+  // first broken one's description, or nullptr.
+  const char* check_invariants() const;
+
+  // Handlers, one per op of the op table (called through dispatch()).
+#define OP(name, kind, summary) Outcome on_##name(const args::name& a);
+  MWC_OPS(OP)
+#undef OP
+
+ private:
+  enum class MwState : uint8_t { Unbound, Bound };
+  struct Buf { bool live = false; uint64_t len = 0; };
+  struct Pd { bool live = false; uint32_t users = 0; };
+  struct Mr {
+    bool live = false;
+    uint8_t key = 0, next_key = 0;  // key byte; the next registration takes next_key
+    uint32_t pd = 0, access = 0, bound = 0;
+    uint64_t va = 0, len = 0, iova = 0;
+    uint32_t rkey(uint32_t h) const { return ((h + 1) << 8) | key; }
+  };
+  struct Mw {
+    bool live = false;
+    uint8_t type = 0, alloc_key = 0;
+    MwState state = MwState::Unbound;
+    uint32_t pd = 0, rkey = 0;  // rkey: the device's
+    uint32_t cur = 0, prev = 0;  // the consumer's copy, and the one before
+    uint32_t mr = kNoHandle, mr_rkey = 0;  // MR and its rkey when bound
+    uint32_t access = 0, qp = kNoHandle;
+    uint64_t addr = 0, len = 0;
+  };
+  struct Cqe {
+    WcStatus st;
+    WcOpcode op;
+    bool signaled;
+    Rule rule;  // what poll_cq reports as deciding this completion
+  };
+  struct Qp {
+    bool live = false, peer_err = false, sig_all = true;
+    uint8_t depth = 0, head = 0, count = 0;
+    uint32_t pd = 0, type = 0;
+    QpState state = QpState::kRESET;
+    std::array<Cqe, kMaxDepth> ring{};
+  };
+  enum class BindApi : uint8_t { Verb, Det, Wr };
+  struct BindReq {
+    BindApi api;
+    uint32_t qp, mw, mr;
+    Arg addr;
+    uint64_t len;
+    uint32_t access, flags;
+    Arg key;
+  };
+
+  Outcome bind(const BindReq& r);
+  Outcome reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access, Rule ok);
+  Outcome dereg(uint32_t h);
+  // Posting: returns a refusal, or nullopt with `flush` set when the QP is
+  // in the Error state and the work request completes as flushed.
+  bool post_refused(Qp& q, bool det, Outcome& out, bool& flush);
+  void push(Qp& q, WcStatus st, WcOpcode op, uint32_t flags, Rule why = Rule::poll_order);
+  void unbind(Mw& w);
+  uint64_t resolve(const Arg& addr) const;
+  uint32_t resolve_rkey(const Arg& r) const;
+  Outcome remote(uint32_t qp, const Arg& rkey, const Arg& addr, uint64_t len, uint32_t right,
+                 bool atomic);
+  Outcome invalidate(uint32_t qp, uint32_t rkey);
+  Outcome out(Rule r, Result ret = Result::kOK, WcStatus wc = WcStatus::kNONE) {
+    Outcome o;
+    o.ret = ret;
+    o.wc = wc;
+    o.rule = r;
+    o.knobs = consulted_;
+    return o;
+  }
+  uint8_t knob(Knob k) {
+    consulted_ |= 1u << static_cast<int>(k);
+    return profile_[k];
+  }
+  template <class T>
+  static T* live(std::vector<T>& table, uint32_t h) {
+    return h < table.size() && table[h].live ? &table[h] : nullptr;
+  }
+
+  Profile profile_;
+  uint32_t consulted_ = 0;
+  std::vector<Buf> bufs_;
+  std::vector<Pd> pds_;
+  std::vector<Mr> mrs_;
+  std::vector<Mw> mws_;
+  std::vector<Qp> qps_;
+};
+
+}  // namespace mwc

@@ -1,0 +1,50 @@
+#include "refmodel/op.hpp"
+
+namespace mwc {
+namespace {
+
+#define MWC_DESC(kind, fname, mode, def, lo, hi) \
+  FieldDesc{#fname, FieldKind::kind, FieldMode::mode, def, lo, hi},
+#define OP(name, kind, summary) constexpr FieldDesc kFields_##name[] = {MWC_FIELDS_##name(MWC_DESC)};
+MWC_OPS(OP)
+#undef OP
+#undef MWC_DESC
+
+constexpr OpDesc kOps[] = {
+#define OP(name, kind, summary) {#name, OpKind::kind, summary, kFields_##name},
+    MWC_OPS(OP)
+#undef OP
+};
+
+// Every op fits the fixed-size record.
+#define OP(name, kind, summary) \
+  static_assert(std::size(kFields_##name) <= kMaxFields, #name " has too many fields");
+MWC_OPS(OP)
+#undef OP
+
+}  // namespace
+
+const OpDesc& op_desc(OpCode c) { return kOps[static_cast<int>(c)]; }
+
+int op_from_name(std::string_view name) {
+  for (int i = 0; i < kOpCount; ++i)
+    if (kOps[i].name == name) return i;
+  return kOpCount;
+}
+
+Op default_op(OpCode c) {
+  Op op;
+  op.code = c;
+  const auto& d = op_desc(c);
+  for (size_t i = 0; i < d.fields.size(); ++i) {
+    const FieldDesc& f = d.fields[i];
+    Arg& a = op.a[i];
+    if (is_handle(f.kind)) a.h = kNoHandle;
+    else if (f.kind == FieldKind::Key) a = Arg{f.def, kNoHandle, static_cast<uint8_t>(KeyBase::Rel)};
+    else if (f.kind == FieldKind::Addr || f.kind == FieldKind::Rkey) a = Arg{0, kNoHandle, 0};
+    else a.v = f.def;
+  }
+  return op;
+}
+
+}  // namespace mwc

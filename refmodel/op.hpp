@@ -1,0 +1,111 @@
+// Ops, generated from the op table (ops.def): the op codes, each op's field
+// descriptors, the uniform Op record, and a typed view of each op's fields.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "refmodel/field.hpp"
+#include "refmodel/ops.def"
+
+namespace mwc {
+
+enum class OpCode : uint8_t {
+#define OP(name, kind, summary) name,
+  MWC_OPS(OP)
+#undef OP
+};
+inline constexpr int kOpCount = 0
+#define OP(name, kind, summary) +1
+    MWC_OPS(OP)
+#undef OP
+    ;
+
+enum class OpKind : uint8_t { Resource, Post, Remote, Poll };
+enum class FieldMode : uint8_t { Pos, Req, Opt };
+
+struct FieldDesc {
+  std::string_view name;
+  FieldKind kind;
+  FieldMode mode;
+  uint64_t def;  // default value (Opt); for handles, an Opt default is none
+  uint64_t lo, hi;  // valid range of a U64
+};
+
+struct OpDesc {
+  std::string_view name;
+  OpKind kind;
+  std::string_view summary;
+  std::span<const FieldDesc> fields;
+};
+
+// Returns the descriptor of an op (name, kind, fields in canonical order).
+const OpDesc& op_desc(OpCode c);
+// Returns the op with that text name, or kOpCount if none.
+int op_from_name(std::string_view name);
+
+inline constexpr int kMaxFields = 8;
+
+// One op of a trace: its code and its field values in canonical order.
+struct Op {
+  OpCode code{};
+  std::array<Arg, kMaxFields> a{};
+  friend bool operator==(const Op&, const Op&) = default;
+};
+
+// Returns an op with every field at its default.
+Op default_op(OpCode c);
+
+// Typed views: args::bind_mw{op}.len and so on. Handles are uint32_t,
+// numbers and flag sets uint64_t/uint32_t, composites stay Args.
+namespace args {
+template <FieldKind K> struct Type { using type = uint32_t; };
+template <> struct Type<FieldKind::U64> { using type = uint64_t; };
+template <> struct Type<FieldKind::Addr> { using type = Arg; };
+template <> struct Type<FieldKind::Rkey> { using type = Arg; };
+template <> struct Type<FieldKind::Key> { using type = Arg; };
+
+template <FieldKind K>
+typename Type<K>::type load(const Arg& a) {
+  if constexpr (is_handle(K)) return a.h;
+  else if constexpr (K == FieldKind::U64) return a.v;
+  else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey || K == FieldKind::Key) return a;
+  else return static_cast<uint32_t>(a.v);
+}
+
+#define MWC_VIEW_MEMBER(kind, fname, mode, def, lo, hi) \
+  typename Type<FieldKind::kind>::type fname;
+#define MWC_VIEW_LOAD(kind, fname, mode, def, lo, hi) \
+  fname(load<FieldKind::kind>(op.a[i++])),
+#define OP(name, kind, summary)                                  \
+  struct name {                                                  \
+    static constexpr OpCode code = OpCode::name;                 \
+    MWC_FIELDS_##name(MWC_VIEW_MEMBER)                           \
+    explicit name(const Op& op, int i = 0)                       \
+        : MWC_FIELDS_##name(MWC_VIEW_LOAD) unused_(i) {}         \
+   private:                                                      \
+    int unused_;                                                 \
+  };
+MWC_OPS(OP)
+#undef OP
+#undef MWC_VIEW_MEMBER
+#undef MWC_VIEW_LOAD
+}  // namespace args
+
+// Calls backend.on_<name>(args::<name>{op}) for the op's code and returns
+// what the handler returns. Every backend dispatches through this one switch,
+// so a backend without a handler for some op fails to compile.
+template <class Backend>
+auto dispatch(Backend& backend, const Op& op) {
+  switch (op.code) {
+#define OP(name, kind, summary) \
+  case OpCode::name:            \
+    return backend.on_##name(args::name{op});
+    MWC_OPS(OP)
+#undef OP
+  }
+  __builtin_unreachable();
+}
+
+}  // namespace mwc

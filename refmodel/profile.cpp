@@ -1,0 +1,94 @@
+#include "refmodel/profile.hpp"
+
+namespace mwc {
+namespace {
+
+#define A(name, src) AltDesc{#name, src},
+#define K(kname, q, a, b, c, d, e) constexpr AltDesc kAlts_##kname[] = {MWC_ALTS_##kname(A)};
+MWC_KNOBS(K)
+#undef K
+#undef A
+
+constexpr KnobDesc kKnobs[] = {
+#define K(kname, q, a, b, c, d, e)                                                   \
+  KnobDesc{#kname, q, kAlts_##kname,                                                 \
+           {alt::kname::a, alt::kname::b, alt::kname::c, alt::kname::d, alt::kname::e}},
+    MWC_KNOBS(K)
+#undef K
+};
+
+constexpr ProfileDesc kProfiles[] = {
+#define P(name, s) ProfileDesc{#name, s},
+    MWC_PROFILES(P)
+#undef P
+};
+static_assert(std::size(kProfiles) == 5, "KnobDesc::profile_value has five columns");
+
+}  // namespace
+
+std::span<const KnobDesc> knob_descs() { return kKnobs; }
+std::span<const ProfileDesc> profile_descs() { return kProfiles; }
+
+std::optional<Knob> knob_from_name(std::string_view n) {
+  for (int i = 0; i < kKnobCount; ++i)
+    if (kKnobs[i].name == n) return static_cast<Knob>(i);
+  return std::nullopt;
+}
+
+std::optional<ProfileId> profile_from_name(std::string_view n) {
+  for (int i = 0; i < kProfileCount; ++i)
+    if (kProfiles[i].name == n) return static_cast<ProfileId>(i);
+  return std::nullopt;
+}
+
+Profile profile(ProfileId id) {
+  Profile p;
+  const int col = static_cast<int>(id);
+  for (int k = 0; k < kKnobCount; ++k) p.v[k] = kKnobs[k].profile_value[col];
+  p.name = std::string(kProfiles[col].name);
+  return p;
+}
+
+std::optional<Profile> parse_profile(std::string_view spec, std::string& err) {
+  const size_t plus = spec.find('+');
+  const std::string_view base = spec.substr(0, plus);
+  const auto id = profile_from_name(base);
+  if (!id) {
+    err = "unknown profile '" + std::string(base) + "' (profiles: ibta, verbs, det, rxe, mlx5)";
+    return std::nullopt;
+  }
+  Profile p = profile(*id);
+  p.name = std::string(spec);
+  std::string_view rest = plus == std::string_view::npos ? "" : spec.substr(plus + 1);
+  while (!rest.empty()) {
+    const size_t next = rest.find('+');
+    const std::string_view item = rest.substr(0, next);
+    rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      err = "expected knob=alternative, got '" + std::string(item) + "'";
+      return std::nullopt;
+    }
+    const auto k = knob_from_name(item.substr(0, eq));
+    if (!k) {
+      err = "unknown knob '" + std::string(item.substr(0, eq)) + "'";
+      return std::nullopt;
+    }
+    const auto& alts = kKnobs[static_cast<int>(*k)].alts;
+    bool found = false;
+    for (size_t a = 0; a < alts.size(); ++a) {
+      if (alts[a].name == item.substr(eq + 1)) {
+        p.v[static_cast<int>(*k)] = static_cast<uint8_t>(a);
+        found = true;
+      }
+    }
+    if (!found) {
+      err = "knob '" + std::string(item.substr(0, eq)) + "' has no alternative '" +
+            std::string(item.substr(eq + 1)) + "'";
+      return std::nullopt;
+    }
+  }
+  return p;
+}
+
+}  // namespace mwc

@@ -1,0 +1,86 @@
+// Knobs, their alternatives, and profiles (a value for every knob), all
+// generated from knobs.def.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "refmodel/knobs.def"
+
+namespace mwc {
+
+enum class Knob : uint8_t {
+#define K(name, q, a, b, c, d, e) name,
+  MWC_KNOBS(K)
+#undef K
+};
+inline constexpr int kKnobCount = 0
+#define K(name, q, a, b, c, d, e) +1
+    MWC_KNOBS(K)
+#undef K
+    ;
+static_assert(kKnobCount <= 32, "Outcome::knobs is a 32-bit set");
+
+// alt::<knob>::<alternative>, the values a knob takes.
+namespace alt {
+#define A(name, src) name,
+#define K(kname, q, a, b, c, d, e) \
+  namespace kname {                \
+  enum : uint8_t { MWC_ALTS_##kname(A) };   \
+  }
+MWC_KNOBS(K)
+#undef K
+#undef A
+}  // namespace alt
+
+enum class ProfileId : uint8_t {
+#define P(name, s) name,
+  MWC_PROFILES(P)
+#undef P
+};
+inline constexpr int kProfileCount = 0
+#define P(name, s) +1
+    MWC_PROFILES(P)
+#undef P
+    ;
+
+struct AltDesc {
+  std::string_view name;
+  std::string_view source;
+};
+struct KnobDesc {
+  std::string_view name;
+  std::string_view question;
+  std::span<const AltDesc> alts;
+  std::array<uint8_t, 5> profile_value;  // in ProfileId order
+};
+struct ProfileDesc {
+  std::string_view name;
+  std::string_view summary;
+};
+
+// Each returns a table generated from knobs.def.
+std::span<const KnobDesc> knob_descs();
+std::span<const ProfileDesc> profile_descs();
+// Returns the knob or profile with that name, or nothing.
+std::optional<Knob> knob_from_name(std::string_view n);
+std::optional<ProfileId> profile_from_name(std::string_view n);
+
+// A set of knob values. Profiles are the named columns of knobs.def; a
+// profile may also be adjusted knob by knob (`rxe+remote_range=window`).
+struct Profile {
+  std::array<uint8_t, kKnobCount> v{};
+  std::string name;
+  uint8_t operator[](Knob k) const { return v[static_cast<int>(k)]; }
+};
+
+// Returns the named profile.
+Profile profile(ProfileId id);
+// Parses "NAME" or "NAME+knob=alt+knob=alt". Returns the profile, or an
+// error message in `err`.
+std::optional<Profile> parse_profile(std::string_view spec, std::string& err);
+
+}  // namespace mwc

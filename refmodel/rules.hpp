@@ -1,0 +1,172 @@
+// The rules, each written once as a function template over a value domain D.
+// The model instantiates them with Concrete (uint64_t/bool); the prover
+// instantiates the same templates with Z3 expressions, so what is proved is
+// what runs. A domain provides U64 and Bool types, lit(), ule(), ult() and
+// ite(); the templates use only those and the operators & | ~ + - == != && ||
+// ! that both uint64_t and z3::expr have.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "refmodel/profile.hpp"
+#include "refmodel/rules.def"
+#include "refmodel/vocab.hpp"
+
+namespace mwc {
+
+enum class Rule : uint8_t {
+#define R(ident, id, src, stmt) ident,
+  MWC_RULES(R)
+#undef R
+};
+inline constexpr int kRuleCount = 0
+#define R(ident, id, src, stmt) +1
+    MWC_RULES(R)
+#undef R
+    ;
+
+struct RuleDesc {
+  std::string_view id;
+  std::string_view source;
+  std::string_view statement;
+};
+// Returns the rule registry, indexed by Rule.
+std::span<const RuleDesc> rule_descs();
+// Returns one rule's description.
+const RuleDesc& rule_desc(Rule r);
+
+// The concrete domain: the model runs on it.
+struct Concrete {
+  using U64 = uint64_t;
+  using Bool = bool;
+  static constexpr U64 lit(uint64_t v) { return v; }
+  static constexpr Bool ule(U64 a, U64 b) { return a <= b; }
+  static constexpr Bool ult(U64 a, U64 b) { return a < b; }
+  template <class T>
+  static constexpr T ite(Bool c, T a, T b) { return c ? a : b; }
+};
+
+namespace rules {
+
+// Returns whether every bit of `bits` is in `set`.
+template <class D>
+typename D::Bool has_all(typename D::U64 set, uint64_t bits) {
+  return (set & D::lit(bits)) == D::lit(bits);
+}
+// Returns whether any bit of `bits` is in `set`.
+template <class D>
+typename D::Bool has_any(typename D::U64 set, uint64_t bits) {
+  return (set & D::lit(bits)) != D::lit(0);
+}
+
+// Returns whether [a, a+len) lies inside [base, base+blen). Written on
+// offsets so that no sum can wrap: a range that wraps past 2^64 is outside.
+template <class D>
+typename D::Bool range_within(typename D::U64 a, typename D::U64 len, typename D::U64 base,
+                              typename D::U64 blen) {
+  return D::ule(base, a) && D::ule(len, blen) && D::ule(a - base, blen - len);
+}
+
+// mr.access.local_write: returns whether an MR's access set is valid.
+template <class D>
+typename D::Bool mr_access_valid(typename D::U64 access) {
+  return !has_any<D>(access, acc::REMOTE_WRITE | acc::REMOTE_ATOMIC) ||
+         has_all<D>(access, acc::LOCAL_WRITE);
+}
+
+// bind.mr_mw_bind (C10-73): returns whether the MR allows windows.
+template <class D>
+typename D::Bool mr_allows_binding(typename D::U64 mr_access) {
+  return has_all<D>(mr_access, acc::MW_BIND);
+}
+
+// bind.local_write (C10-74): returns whether a window's write or atomic
+// right is backed by LOCAL_WRITE on the MR.
+template <class D>
+typename D::Bool mw_write_backed(typename D::U64 mw_access, typename D::U64 mr_access) {
+  return !has_any<D>(mw_access, acc::REMOTE_WRITE | acc::REMOTE_ATOMIC) ||
+         has_all<D>(mr_access, acc::LOCAL_WRITE);
+}
+
+// bind.local_read (knob local_read): returns whether a window's read right
+// is backed by LOCAL_READ on the MR where the profile requires it.
+template <class D>
+typename D::Bool mw_read_backed(typename D::U64 mw_access, typename D::U64 mr_access,
+                                uint8_t knob) {
+  if (knob == alt::local_read::implicit) return D::lit(0) == D::lit(0);
+  return !has_any<D>(mw_access, acc::REMOTE_READ) || has_all<D>(mr_access, acc::LOCAL_READ);
+}
+
+// bind.mw_access (knob mw_access): returns whether a window may carry these
+// access flags.
+template <class D>
+typename D::Bool mw_access_allowed(typename D::U64 mw_access, uint8_t knob) {
+  constexpr uint64_t kWindowFlags =
+      acc::REMOTE_WRITE | acc::REMOTE_READ | acc::REMOTE_ATOMIC | acc::ZERO_BASED;
+  const auto only_window = (mw_access & D::lit(~kWindowFlags)) == D::lit(0);
+  if (knob == alt::mw_access::any) return D::lit(0) == D::lit(0);
+  if (knob == alt::mw_access::remote_only) return only_window;
+  return only_window && has_any<D>(mw_access, kWindowFlags & ~uint64_t{acc::ZERO_BASED});
+}
+
+// bind.range (C10-75): returns whether a window [addr, addr+len) lies inside
+// its MR, whose address space starts at iova.
+template <class D>
+typename D::Bool window_in_mr(typename D::U64 addr, typename D::U64 len, typename D::U64 mr_iova,
+                              typename D::U64 mr_len) {
+  return range_within<D>(addr, len, mr_iova, mr_len);
+}
+
+// remote.access: returns whether `granted` includes every right `required`.
+template <class D>
+typename D::Bool grants(typename D::U64 granted, typename D::U64 required) {
+  return (granted & required) == required;
+}
+
+// Zero-based translation: returns the MR address a remote address names.
+// A zero-based window takes offsets from its start; others take addresses.
+template <class D>
+typename D::U64 translate(typename D::U64 raddr, typename D::Bool zero_based,
+                          typename D::U64 win_addr) {
+  return D::ite(zero_based, win_addr + raddr, raddr);
+}
+
+// remote.range (knob remote_range): returns whether a remote access of len
+// bytes at raddr through a window is inside the window and the MR (or, for
+// mr_only, the MR alone).
+template <class D>
+typename D::Bool remote_range_ok(typename D::U64 raddr, typename D::U64 len,
+                                 typename D::Bool zero_based, typename D::U64 win_addr,
+                                 typename D::U64 win_len, typename D::U64 mr_iova,
+                                 typename D::U64 mr_len, uint8_t knob) {
+  const auto va = translate<D>(raddr, zero_based, win_addr);
+  const auto in_mr = range_within<D>(va, len, mr_iova, mr_len);
+  if (knob == alt::remote_range::mr_only) return in_mr;
+  const auto in_window =
+      D::ite(zero_based, range_within<D>(raddr, len, D::lit(0), win_len),
+             range_within<D>(raddr, len, win_addr, win_len));
+  return in_window && in_mr;
+}
+
+// remote.atomic_align: returns whether an atomic's address is 8-aligned.
+template <class D>
+typename D::Bool atomic_aligned(typename D::U64 va) {
+  return (va & D::lit(7)) == D::lit(0);
+}
+
+// bind.ok: returns ibv_inc_rkey(rkey): the key byte advances, wrapping at 256,
+// and the 24-bit index stays.
+template <class D>
+typename D::U64 inc_rkey(typename D::U64 rkey) {
+  return (rkey & D::lit(0xffffff00)) | ((rkey + D::lit(1)) & D::lit(0xff));
+}
+
+// bind.ok (IBV_WR_BIND_MW): returns rkey with its key byte replaced.
+template <class D>
+typename D::U64 with_key(typename D::U64 rkey, typename D::U64 key) {
+  return (rkey & D::lit(0xffffff00)) | (key & D::lit(0xff));
+}
+
+}  // namespace rules
+}  // namespace mwc

@@ -1,0 +1,38 @@
+// The text form of a trace (.mwt): one op per line,
+//
+//   # a comment
+//   reg_mr m0 pd=p0 addr=b0 len=4096 access=LOCAL_WRITE|MW_BIND
+//   bind_mw q0 w0 mr=m0 addr=m0+64 len=128 access=REMOTE_READ => OK key=+1; det: EPERM
+//   peer_read q1 rkey=w0.prev addr=w0 len=8 => IBV_WC_SUCCESS   # old key
+//
+// Handles are symbolic (b buffers, p PDs, m MRs, w windows, q QPs); the
+// positional arguments are an op's leading handles; `=>` starts the expected
+// outcome, with per-profile clauses after `;`. Nothing a user writes can
+// crash the parser: every error names a line and column.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "refmodel/trace.hpp"
+
+namespace mwc {
+
+struct ParseError {
+  uint32_t line = 0, col = 0;  // 1-based
+  std::string message;
+};
+
+// Returns the trace a text holds, or the first error in it.
+std::variant<Trace, ParseError> parse_text(std::string_view text);
+
+// Returns the canonical text of one op (no expectation, no comment).
+std::string op_to_text(const Op& op);
+// Returns the canonical text of a trace: parse_text(print_text(t)) == t.
+std::string print_text(const Trace& t);
+// Returns the text of one expectation list: "OK; det: EPERM".
+std::string expectations_text(std::span<const Expectation> es);
+
+}  // namespace mwc
