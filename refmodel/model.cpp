@@ -59,6 +59,12 @@ uint32_t Model::resolve_rkey(const Arg& r) const {
   return static_cast<uint32_t>(rules::with_key<C>(base, base + r.v));
 }
 
+bool Model::in_buffer(uint64_t va, uint64_t len) const {
+  const uint64_t b = (va - kBufBase) >> 32;
+  return va >= kBufBase && b < bufs_.size() && bufs_[b].live &&
+         rules::range_within<C>(va, len, buf_va(static_cast<uint32_t>(b)), bufs_[b].len);
+}
+
 // ---- resources ---------------------------------------------------------
 
 Outcome Model::on_buf(const args::buf& a) {
@@ -88,10 +94,7 @@ Outcome Model::reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint3
   if (!rules::mr_access_valid<C>(access)) return out(Rule::mr_access_local_write, Result::kEINVAL);
   if (len == 0) return out(Rule::mr_length, Result::kEINVAL);
   const uint64_t va = resolve(addr);
-  const uint64_t b = (va - kBufBase) >> 32;
-  if (va < kBufBase || b >= bufs_.size() || !bufs_[b].live ||
-      !rules::range_within<C>(va, len, buf_va(static_cast<uint32_t>(b)), bufs_[b].len))
-    return out(Rule::mr_range, Result::kEFAULT);
+  if (!in_buffer(va, len)) return out(Rule::mr_range, Result::kEFAULT);
   Mr& m = mrs_[h];
   m.live = true;
   m.key = m.next_key++;
@@ -161,10 +164,7 @@ Outcome Model::on_rereg_mr(const args::rereg_mr& a) {
     if (a.len == 0) return out(Rule::mr_length, Result::kEINVAL);
     va = resolve(a.addr);
     len = a.len;
-    const uint64_t b = (va - kBufBase) >> 32;
-    if (va < kBufBase || b >= bufs_.size() || !bufs_[b].live ||
-        !rules::range_within<C>(va, len, buf_va(static_cast<uint32_t>(b)), bufs_[b].len))
-      return out(Rule::mr_range, Result::kEFAULT);
+    if (!in_buffer(va, len)) return out(Rule::mr_range, Result::kEFAULT);
   }
   --pds_[m->pd].users;
   ++pds_[pd].users;
@@ -263,8 +263,7 @@ Outcome Model::on_destroy_qp(const args::destroy_qp& a) {
 
 // ---- posting -----------------------------------------------------------
 
-bool Model::post_refused(Qp& q, bool det, Outcome& o, bool& flush) {
-  flush = false;
+bool Model::post_done(Qp& q, bool det, WcOpcode op, uint32_t flags, Outcome& o) {
   const bool err = q.state == QpState::kERR || q.state == QpState::kSQE;
   if (q.state != QpState::kRTS) {
     const bool enotconn = det || knob(Knob::post_bad_state) == alt::post_bad_state::enotconn;
@@ -275,8 +274,9 @@ bool Model::post_refused(Qp& q, bool det, Outcome& o, bool& flush) {
     const bool enospc = det || knob(Knob::sq_full_errno) == alt::sq_full_errno::enospc;
     return o = out(Rule::post_depth, enospc ? Result::kENOSPC : Result::kENOMEM), true;
   }
-  flush = err;
-  return false;
+  if (!err) return false;
+  push(q, WcStatus::kIBV_WC_WR_FLUSH_ERR, op, flags, Rule::post_flush);
+  return o = out(Rule::post_flush), true;
 }
 
 void Model::push(Qp& q, WcStatus st, WcOpcode op, uint32_t flags, Rule why) {
@@ -304,9 +304,6 @@ Outcome Model::bind(const BindReq& r) {
       return out(Rule::bind_zero_based_type1, Result::kEINVAL);
     if (m && m->pd != w->pd) return out(Rule::bind_pd, Result::kEPERM);
   }
-  Outcome refused;
-  bool flush = false;
-  if (post_refused(*q, det, refused, flush)) return refused;
 
   // The new rkey: ibv_inc_rkey of the consumer's copy, or the WR's key byte.
   uint64_t new_rkey = rules::inc_rkey<C>(w->cur);
@@ -320,10 +317,9 @@ Outcome Model::bind(const BindReq& r) {
       w->cur = static_cast<uint32_t>(new_rkey);
     }
   };
-  if (flush) {
-    push(*q, WcStatus::kIBV_WC_WR_FLUSH_ERR, WcOpcode::kIBV_WC_BIND_MW, r.flags, Rule::post_flush);
-    update_at_post();
-    return out(Rule::post_flush);
+  if (Outcome o; post_done(*q, det, WcOpcode::kIBV_WC_BIND_MW, r.flags, o)) {
+    if (o.rule == Rule::post_flush) update_at_post();  // the provider set mw->rkey
+    return o;
   }
 
   // The bind's own checks, in the order the IBTA lists them; the first
@@ -427,13 +423,7 @@ Outcome Model::invalidate(uint32_t qp, uint32_t rkey) {
 Outcome Model::on_wr_local_inv(const args::wr_local_inv& a) {
   Qp* q = live(qps_, a.qp);
   if (!q) return out(Rule::handle_live, Result::kSKIP);
-  Outcome refused;
-  bool flush = false;
-  if (post_refused(*q, false, refused, flush)) return refused;
-  if (flush) {
-    push(*q, WcStatus::kIBV_WC_WR_FLUSH_ERR, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, Rule::post_flush);
-    return out(Rule::post_flush);
-  }
+  if (Outcome o; post_done(*q, false, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, o)) return o;
   Outcome o = invalidate(a.qp, resolve_rkey(a.rkey));
   if (o.rule != Rule::inv_ok) {
     push(*q, WcStatus::kIBV_WC_LOC_QP_OP_ERR, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, o.rule);
@@ -447,13 +437,7 @@ Outcome Model::on_wr_local_inv(const args::wr_local_inv& a) {
 Outcome Model::on_wr_send(const args::wr_send& a) {
   Qp* q = live(qps_, a.qp);
   if (!q) return out(Rule::handle_live, Result::kSKIP);
-  Outcome refused;
-  bool flush = false;
-  if (post_refused(*q, false, refused, flush)) return refused;
-  if (flush) {
-    push(*q, WcStatus::kIBV_WC_WR_FLUSH_ERR, WcOpcode::kIBV_WC_SEND, a.flags, Rule::post_flush);
-    return out(Rule::post_flush);
-  }
+  if (Outcome o; post_done(*q, false, WcOpcode::kIBV_WC_SEND, a.flags, o)) return o;
   if (q->peer_err) {  // nobody answers: the requester retries out
     push(*q, WcStatus::kIBV_WC_RETRY_EXC_ERR, WcOpcode::kIBV_WC_SEND, a.flags,
          Rule::remote_responder_state);

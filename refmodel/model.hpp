@@ -92,12 +92,15 @@ class Model {
   Outcome bind(const BindReq& r);
   Outcome reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access, Rule ok);
   Outcome dereg(uint32_t h);
-  // Posting: returns a refusal, or nullopt with `flush` set when the QP is
-  // in the Error state and the work request completes as flushed.
-  bool post_refused(Qp& q, bool det, Outcome& out, bool& flush);
+  // Posting a work request with completion opcode `op`. Returns true when
+  // it is done before it executes, with `o` saying how: refused (QP state,
+  // full send queue) or, in the Error state, flushed.
+  bool post_done(Qp& q, bool det, WcOpcode op, uint32_t flags, Outcome& o);
   void push(Qp& q, WcStatus st, WcOpcode op, uint32_t flags, Rule why = Rule::poll_order);
   void unbind(Mw& w);
   uint64_t resolve(const Arg& addr) const;
+  // Returns whether [va, va+len) lies inside one live trace buffer.
+  bool in_buffer(uint64_t va, uint64_t len) const;
   uint32_t resolve_rkey(const Arg& r) const;
   Outcome remote(uint32_t qp, const Arg& rkey, const Arg& addr, uint64_t len, uint32_t right,
                  bool atomic);
