@@ -247,6 +247,8 @@ Outcome Model::on_modify_qp(const args::modify_qp& a) {
   if (!ok) return out(Rule::qp_transition, Result::kEINVAL);
   if (to == S::kRESET) q->head = q->count = 0;
   if (to == S::kRTR) q->peer_err = false;  // the peer is connected anew
+  if (from == S::kSQD && to == S::kRTS)
+    for (auto& e : q->ring) e.held = false;  // the drained queue runs again
   q->state = to;
   return out(Rule::qp_transition);
 }
@@ -265,7 +267,9 @@ Outcome Model::on_destroy_qp(const args::destroy_qp& a) {
 
 bool Model::post_done(Qp& q, bool det, WcOpcode op, uint32_t flags, Outcome& o) {
   const bool err = q.state == QpState::kERR || q.state == QpState::kSQE;
-  if (q.state != QpState::kRTS) {
+  // SQD accepts work requests (they run once the QP is back in RTS; the
+  // model runs them in order as it does in RTS).
+  if (q.state != QpState::kRTS && q.state != QpState::kSQD) {
     const bool enotconn = det || knob(Knob::post_bad_state) == alt::post_bad_state::enotconn;
     if (enotconn) return o = out(Rule::post_state, Result::kENOTCONN), true;
     if (!err) return o = out(Rule::post_state, Result::kEINVAL), true;
@@ -281,7 +285,7 @@ bool Model::post_done(Qp& q, bool det, WcOpcode op, uint32_t flags, Outcome& o) 
 
 void Model::push(Qp& q, WcStatus st, WcOpcode op, uint32_t flags, Rule why) {
   const bool signaled = q.sig_all || (flags & sendf::SIGNALED) || st != WcStatus::kIBV_WC_SUCCESS;
-  q.ring[(q.head + q.count) % kMaxDepth] = Cqe{st, op, signaled, why};
+  q.ring[(q.head + q.count) % kMaxDepth] = Cqe{st, op, signaled, q.state == QpState::kSQD, why};
   ++q.count;
 }
 
@@ -336,15 +340,15 @@ Outcome Model::bind(const BindReq& r) {
     f(Rule::bind_wr_type1, Result::kEINVAL);
   else if (!m && len)
     f(Rule::bind_mr_required, Result::kEINVAL);
-  else if (w->type == 2 && w->state == MwState::Bound &&
-           knob(Knob::type2_rebind) == alt::type2_rebind::reject)
-    f(Rule::bind_type2_free, Result::kEINVAL);
-  else if ((w->type == 2 || knob(Knob::bind_qp_pd) == alt::bind_qp_pd::always) &&
-           q->pd != w->pd)
-    f(Rule::bind_qp_pd, Result::kEPERM);
   else if (w->type == 2 && !len &&
            knob(Knob::zero_length_type2) == alt::zero_length_type2::reject)
     f(Rule::bind_zero_length_type2, Result::kEINVAL);
+  else if (w->type == 2 && len && w->state == MwState::Bound &&
+           knob(Knob::type2_rebind) == alt::type2_rebind::reject)
+    f(Rule::bind_type2_free, Result::kEINVAL);  // a zero-length bind may invalidate it
+  else if ((w->type == 2 || knob(Knob::bind_qp_pd) == alt::bind_qp_pd::always) &&
+           q->pd != w->pd)
+    f(Rule::bind_qp_pd, Result::kEPERM);
   else if (len && m->pd != w->pd)
     f(Rule::bind_pd, Result::kEPERM);
   else if (len && w->type == 1 && (r.access & acc::ZERO_BASED) &&
@@ -458,6 +462,8 @@ Outcome Model::remote(uint32_t qp, const Arg& rkey_ref, const Arg& addr_ref, uin
   if (q->type != qpt::RC && !uc_write) return out(Rule::remote_transport, Result::kEINVAL);
   if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
   if (!responds(q->state)) {
+    // UC has no acknowledgements and so no retries: the write is sent and lost.
+    if (q->type == qpt::UC) return out(Rule::remote_uc_drop, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
     q->peer_err = true;
     return out(Rule::remote_responder_state, Result::kOK, WcStatus::kIBV_WC_RETRY_EXC_ERR);
   }
@@ -546,6 +552,7 @@ Outcome Model::on_poll_cq(const args::poll_cq& a) {
   // Unsignaled successes leave the ring only with the next signaled entry.
   for (uint8_t i = 0; i < q->count; ++i) {
     const Cqe& e = q->ring[(q->head + i) % kMaxDepth];
+    if (e.held) break;  // in order: nothing after it has completed either
     if (!e.signaled) continue;
     q->head = static_cast<uint8_t>((q->head + i + 1) % kMaxDepth);
     q->count = static_cast<uint8_t>(q->count - i - 1);

@@ -70,6 +70,7 @@ class Model {
     WcStatus st;
     WcOpcode op;
     bool signaled;
+    bool held;  // posted in SQD: completes once the QP is back in RTS
     Rule rule;  // what poll_cq reports as deciding this completion
   };
   struct Qp {
