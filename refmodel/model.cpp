@@ -267,8 +267,8 @@ Outcome Model::on_destroy_qp(const args::destroy_qp& a) {
 
 bool Model::post_done(Qp& q, bool det, WcOpcode op, uint32_t flags, Outcome& o) {
   const bool err = q.state == QpState::kERR || q.state == QpState::kSQE;
-  // SQD accepts work requests (they run once the QP is back in RTS; the
-  // model runs them in order as it does in RTS).
+  // SQD accepts work requests; their completions are held until the QP is
+  // back in RTS (push() marks them).
   if (q.state != QpState::kRTS && q.state != QpState::kSQD) {
     const bool enotconn = det || knob(Knob::post_bad_state) == alt::post_bad_state::enotconn;
     if (enotconn) return o = out(Rule::post_state, Result::kENOTCONN), true;
