@@ -3,17 +3,33 @@
 #include "adapters/model_backend.hpp"
 
 namespace mwc {
+namespace {
+
+std::unique_ptr<Backend> make_mutant(std::string_view spec, std::string_view name, std::string& err) {
+  const auto m = mutant_from_name(name);
+  if (!m) {
+    err = "unknown mutant '" + std::string(name) + "' in '" + std::string(spec) + "' (mutants:";
+    for (const auto& d : mutant_descs()) err += " " + std::string(d.name);
+    err += ")";
+    return nullptr;
+  }
+  const ProfileId base = mutant_descs()[static_cast<int>(*m) - 1].base;
+  return std::make_unique<ModelBackend>(profile(base), static_cast<int>(base), *m);
+}
+
+}  // namespace
 
 std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err) {
   std::string_view body = spec;
   if (const size_t colon = spec.find(':'); colon != std::string_view::npos) {
     const std::string_view kind = spec.substr(0, colon);
+    body = spec.substr(colon + 1);
+    if (kind == "mutant") return make_mutant(spec, body, err);
     if (kind != "profile") {
       err = "unknown backend '" + std::string(kind) + "' in '" + std::string(spec) +
-            "' (backends: profile:NAME)";
+            "' (backends: profile:NAME, mutant:NAME)";
       return nullptr;
     }
-    body = spec.substr(colon + 1);
   }
   auto p = parse_profile(body, err);
   if (!p) return nullptr;

@@ -22,11 +22,17 @@ class Backend {
   virtual int expectation_column() const = 0;
   // Runs a whole trace from a fresh state; fills one outcome per op.
   virtual void run(const Trace& t, std::vector<Outcome>& outcomes) = 0;
+  // Returns the knob values the backend follows, or nullptr when it follows
+  // none that is known (a device): a divergence between two backends is
+  // explained only by a knob they set differently and consulted.
+  virtual const Profile* profile() const { return nullptr; }
 };
 
 // Returns the backend a spec names, or nullptr with `err` set. Specs:
 //   profile:NAME[+knob=alt...]   the reference model under a profile
 //   NAME[+knob=alt...]           the same, for short
+//   mutant:NAME                  the model with one real bug (mutants.def),
+//                                on the profile that bug corrupts
 std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err);
 
 }  // namespace mwc
