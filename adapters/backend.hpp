@@ -25,6 +25,10 @@ class Backend {
   // Returns what the last run() saw besides outcomes (how a device crashed
   // or hung), or nothing.
   virtual std::string note() const { return {}; }
+  // Returns the knob values the backend follows, or nullptr when it follows
+  // none that is known (a device): a divergence between two backends is
+  // explained only by a knob they set differently and consulted.
+  virtual const Profile* profile() const { return nullptr; }
 };
 
 // Settings of device backends.
@@ -38,6 +42,8 @@ struct DeviceConfig {
 // Returns the backend a spec names, or nullptr with `err` set. Specs:
 //   profile:NAME[+knob=alt...]   the reference model under a profile
 //   NAME[+knob=alt...]           the same, for short
+//   mutant:NAME                  the model with one real bug (mutants.def),
+//                                on the profile that bug corrupts
 //   device:NAME                  an ibverbs device (rxe0, mlx5_0, ...)
 // (device:softroce[:VERSION] is no backend of this process: the commands
 // run themselves inside the Soft-RoCE VM for it; see adapters/softroce.)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "refmodel/mutant.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc {
@@ -41,6 +42,26 @@ TEST(Backend, RunsAWholeTraceFromAFreshState) {
   b->run(t, out);  // again: same outcomes, nothing left over
   EXPECT_EQ(out[0].ret, Result::kOK);
   EXPECT_EQ(out[1].ret, Result::kSKIP);
+}
+
+}  // namespace
+}  // namespace mwc
+
+namespace mwc {
+namespace {
+
+TEST(Backend, MutantsRunOnTheProfileTheyCorrupt) {
+  std::string err;
+  for (const auto& d : mutant_descs()) {
+    auto b = make_backend("mutant:" + std::string(d.name), err);
+    ASSERT_TRUE(b) << err;
+    EXPECT_EQ(b->name(), "mutant:" + std::string(d.name));
+    EXPECT_EQ(b->expectation_column(), static_cast<int>(d.base));
+    ASSERT_TRUE(b->profile());
+    EXPECT_EQ(b->profile()->name, profile_descs()[static_cast<int>(d.base)].name);
+  }
+  EXPECT_FALSE(make_backend("mutant:nosuch", err));
+  EXPECT_NE(err.find("key_not_advanced"), std::string::npos);  // lists the mutants
 }
 
 }  // namespace
