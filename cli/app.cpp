@@ -17,6 +17,8 @@ void add_device_options(CLI::App* c, DeviceConfig& d) {
                 "Device self-test: inject a fault into a trace (provider-crash:TRACE, "
                 "no-completion:TRACE, guest-panic:TRACE)")
       ->allow_extra_args(false);
+  c->add_flag("--kvm", d.kvm,
+              "Soft-RoCE: boot with KVM (falls back to TCG when the guest does not come up)");
 }
 }  // namespace
 

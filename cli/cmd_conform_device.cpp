@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/device_conform.hpp"
 #include "cli/device_report.hpp"
+#include "adapters/minimize.hpp"
 #include "cli/guest.hpp"
 #include "cli/load.hpp"
 #include "refmodel/text_codec.hpp"
@@ -28,6 +29,7 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
                      DeviceColumn& col, std::ostream& err) {
   softroce::VmOptions vm;
   softroce::parse_device(spec, vm);
+  vm.kvm = o.dev.kvm;
   std::vector<std::string> args = {"conform", "--device", "rxe0", "--stream", "--corpus", "corpus"};
   if (!o.against.empty()) args.insert(args.end(), {"--against", o.against});
   for (auto& a : device_args(o.dev)) args.push_back(a);
@@ -42,12 +44,18 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
   err << fmt::format("{}: booting the Soft-RoCE VM\n", spec);
   const auto g = softroce::run_in_guest(
       vm, args, paths, false,
-      [&](size_t i, const std::string& how, const std::string& console) {
+      [&](size_t i, long op, const std::string& how, const std::string& console) {
+        // The ops before are unknown (NOTRUN: not compared); the reproducer
+        // is the trace up to the op: shrinking further would boot per try.
         DeviceTrace& t = col.traces[i];
-        if (!t.outcomes.empty()) t.outcomes[0].ret = how == "CRASH" ? Result::kCRASH : Result::kTIMEOUT;
-        t.note = fmt::format("the guest kernel {} while this trace ran (op unknown; marked at op 1); "
-                             "its console ends:\n{}",
-                             how == "CRASH" ? "crashed" : "went silent", console);
+        const size_t at = op < 0 ? 0 : std::min<size_t>(static_cast<size_t>(op), t.outcomes.size() - 1);
+        if (!t.outcomes.empty()) t.outcomes[at].ret = how == "CRASH" ? Result::kCRASH : Result::kTIMEOUT;
+        t.note = fmt::format("the guest kernel {} in op {}:\n{}",
+                             how == "CRASH" ? "crashed" : "went silent", at + 1, console);
+        std::vector<uint32_t> keep;
+        for (uint32_t k = 0; k <= at; ++k) keep.push_back(k);
+        t.reproducer = "# the trace up to the op the guest died in\n" +
+                       print_text(keep_ops(corpus[i].trace, keep));
       },
       [&](const std::string& line) {
         if (!line.starts_with(softroce::kTraceMarker)) return;

@@ -28,7 +28,7 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
     std::vector<std::string> args = {"diff"};
     for (const auto& a : o.against) args.insert(args.end(), {"--against", is_softroce(a) ? "device:rxe0" : a});
     for (auto& a : device_args(o.dev)) args.push_back(a);
-    return run_args_in_softroce(o.against[static_cast<size_t>(vm)], args, o.files, out, err);
+    return run_args_in_softroce(o.against[static_cast<size_t>(vm)], o.dev, args, o.files, out, err);
   }
   std::unique_ptr<Backend> b[2];
   for (int i = 0; i < 2; ++i) {

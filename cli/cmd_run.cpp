@@ -18,7 +18,7 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     if (o.check) args.push_back("--check");
     if (o.quiet) args.push_back("--quiet");
     for (auto& a : device_args(o.dev)) args.push_back(a);
-    return run_args_in_softroce(spec, args, o.files, out, err);
+    return run_args_in_softroce(spec, o.dev, args, o.files, out, err);
   }
   std::string why;
   auto backend = make_backend(spec, why, o.dev);

@@ -30,15 +30,22 @@ struct Compared {
 // difference: there the states part and later ops say nothing more.
 Compared compare(const std::vector<Outcome>& dev, const std::vector<Outcome>& mod) {
   Compared c;
+  bool ran = false;
   for (size_t i = 0; i < dev.size() && i < mod.size(); ++i) {
+    ran = ran || dev[i].ret != Result::kNOTRUN;
     const Result r = dev[i].ret;
     if (r == Result::kUNSUPPORTED) return c.verdict = TraceVerdict::unsupported, c;
+    if (r == Result::kNOTRUN) continue;  // unknown: a dead guest took it with it
     if (dev[i] == mod[i]) continue;
     c.first = Divergence1{i, dev[i], mod[i]};
     c.verdict = r == Result::kCRASH     ? TraceVerdict::crash
                 : r == Result::kTIMEOUT ? TraceVerdict::timeout
                                         : TraceVerdict::diverge;
     return c;
+  }
+  if (!ran && !dev.empty() && !mod.empty()) {  // nothing came back: the device lost the trace
+    c.verdict = TraceVerdict::crash;
+    c.first = Divergence1{0, dev[0], mod[0]};
   }
   return c;
 }

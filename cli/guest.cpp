@@ -30,16 +30,18 @@ void mark_traces_done(std::ostream& err) {
   if (softroce::in_guest()) err << softroce::kTracesDone << std::endl;
 }
 
-int run_args_in_softroce(const std::string& spec, const std::vector<std::string>& args,
+int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
+                         const std::vector<std::string>& args,
                          const std::vector<std::string>& files, std::ostream& out,
                          std::ostream& err) {
   softroce::VmOptions vm;
   softroce::parse_device(spec, vm);
+  vm.kvm = dev.kvm;
   const auto g = softroce::run_in_guest(
       vm, args, files, true,
-      [&](size_t i, const std::string& how, const std::string& console) {
-        out << fmt::format("{}: {}: the guest kernel {} while this trace ran; its console ends:\n{}\n",
-                           files[i], how, how == "CRASH" ? "died" : "went silent", console);
+      [&](size_t i, long op, const std::string& how, const std::string& console) {
+        out << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n",
+                           files[i], how, op + 1, how == "CRASH" ? "died" : "went silent", console);
       },
       nullptr);
   if (!g.error.empty()) {

@@ -17,7 +17,8 @@ int softroce_spec(const std::vector<std::string>& specs);
 // name the guest's device as device:rxe0; prints the guest's output with the
 // host's file names, each trace lost to a dead guest, and the timings.
 // Returns the guest command's exit status (2 when the VM could not run).
-int run_args_in_softroce(const std::string& spec, const std::vector<std::string>& args,
+int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
+                         const std::vector<std::string>& args,
                          const std::vector<std::string>& files, std::ostream& out,
                          std::ostream& err);
 

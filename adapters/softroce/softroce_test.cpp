@@ -14,8 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSrc = std::getenv("MWCHECK_SOURCE_DIR") ? std::getenv("MWCHECK_SOURCE_DIR") : ".";
-const std::string kCorpus = kSrc + "/corpus/conformance/";
+const std::string kCorpus = std::string(MWCHECK_SOURCE_DIR) + "/corpus/conformance/";
 
 // Runs mwcheck with `args`; returns its exit status, its output in `out`.
 int mwcheck(const std::string& args, std::string& out) {

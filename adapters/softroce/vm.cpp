@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr double kKvmProbeS = 30;  // a KVM guest not up by then falls back to TCG
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -90,6 +91,7 @@ struct Boot {
   int exit_code = -1;
   long last_trace = -1;  // the last MWCHECK-TRACE index the guest printed
   bool traces_done = false;
+  long last_op = -1;     // the last MWCHECK-OP index within that trace
   double boot_s = 0, run_s = 0;
 };
 
@@ -133,8 +135,12 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
         b.release = line.size() > 14 ? line.substr(14) : "";
       } else if (line.starts_with(kTraceMarker)) {
         b.last_trace = std::strtol(line.c_str() + kTraceMarker.size(), nullptr, 10);
+        b.last_op = -1;
         // The guest counts in its own list: tell the caller the place in the whole one.
         line = std::string(kTraceMarker) + std::to_string(first + b.last_trace);
+      } else if (line.starts_with(kOpMarker)) {
+        b.last_op = std::strtol(line.c_str() + kOpMarker.size(), nullptr, 10);
+        continue;  // one per op: not worth the caller's time
       } else if (line.starts_with(kTracesDone)) {
         b.traces_done = true;
       } else if (line.starts_with("MWCHECK-END rc=")) {
@@ -144,7 +150,9 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
       if (on_line) on_line(line);
     }
     if (exited) break;
-    if (since(quiet_since) > o.quiet_limit_s) {
+    // KVM is only tried: here it can hang a stock kernel before any output.
+    const bool kvm_stuck = kvm && !ready && since(start) > kKvmProbeS;
+    if (since(quiet_since) > o.quiet_limit_s || kvm_stuck) {
       kill(pid, SIGKILL);
       waitpid(pid, &st, 0);
       b.end = End::hung;
@@ -156,9 +164,15 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
   if (b.end != End::finished && b.end != End::hung)
     b.end = b.console.find("Kernel panic") != std::string::npos ? End::panicked : End::failed;
   if (ready) b.run_s = since(start) - b.boot_s;
+  // The op markers say where, not what: the account is the kernel's lines.
+  std::string kernel;
+  std::istringstream all(b.console);
+  for (std::string l; std::getline(all, l);)
+    if (!l.starts_with(kOpMarker)) kernel += l + "\n";
+  b.console = std::move(kernel);
   // For an oops, from its first line (what and where); else the last lines.
   size_t oops = std::string::npos;
-  for (const char* mark : {"BUG:", "Oops", "general protection fault", "WARNING:"})
+  for (const char* mark : {"BUG:", "Oops", "general protection fault", "WARNING:", "Kernel panic"})
     oops = std::min(oops, b.console.find(mark));
   b.console = oops != std::string::npos
                   ? b.console.substr(b.console.rfind('\n', oops) + 1, 3000) + "\n...\n" +
@@ -250,7 +264,7 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
       g.error = "the guest died before running any trace; its console ends:\n" + b.console;
       break;
     }
-    lost(done + static_cast<size_t>(b.last_trace), b.end == End::hung ? "TIMEOUT" : "CRASH",
+    lost(done + static_cast<size_t>(b.last_trace), b.last_op, b.end == End::hung ? "TIMEOUT" : "CRASH",
          b.console);
     done += static_cast<size_t>(b.last_trace) + 1;
   }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -94,6 +96,7 @@ std::unique_ptr<Session> Session::open(const SessionOptions& o, std::string& err
     return nullptr;
   }
   s->gid_index_ = best;
+  if (std::getenv("MWCHECK_GUEST")) s->console_ = std::fopen("/dev/console", "w");
   s->peer_pd_ = ibv_alloc_pd(s->ctx_);
   s->scratch_.assign(kScratch, 0);
   if (s->peer_pd_)
@@ -125,6 +128,7 @@ Session::~Session() {
   for (auto& b : bufs_)
     if (b.live) munmap(b.p, b.len);
   if (ctx_) ibv_close_device(ctx_);
+  if (console_) std::fclose(console_);
 }
 
 void Session::begin(const Trace& t) {
@@ -143,6 +147,9 @@ bool Session::injected(Fault f) {
 
 Outcome Session::step(const Op& op) {
   ++op_index_;
+  // In the Soft-RoCE guest, say which op starts: if the kernel dies in it,
+  // the host knows where (adapters/softroce/vm.hpp, kOpMarker).
+  if (console_) std::fprintf(console_, "MWCHECK-OP %u\n", op_index_ - 1), std::fflush(console_);
   if (injected(Fault::guest_panic)) {
     // Only inside the Soft-RoCE guest, whose init leaves this file.
     if (std::ifstream("/etc/mwcheck-kernel")) std::ofstream("/proc/sysrq-trigger") << 'c';
