@@ -37,4 +37,10 @@ struct ConformOptions {
 };
 int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err);
 
+struct ProveOptions {
+  bool json = false;
+  std::string witness_dir;
+};
+int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err);
+
 }  // namespace mwc::cli
