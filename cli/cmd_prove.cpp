@@ -35,6 +35,14 @@ struct Confirmed {
 }  // namespace
 
 int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err) {
+  if (!o.witness_dir.empty()) {  // before minutes of work, not after
+    std::error_code ec;
+    std::filesystem::create_directories(o.witness_dir, ec);
+    if (!std::filesystem::is_directory(o.witness_dir, ec)) {
+      err << fmt::format("{}:1:1: error: cannot write: not a folder\n", o.witness_dir);
+      return kExitBadInput;
+    }
+  }
   const auto start = Clock::now();
   const auto theorems = smt::theorems<smt::Sym>();
   std::vector<smt::Verdict> verdicts;
@@ -50,8 +58,6 @@ int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err) {
 
   int status = kExitOk;
   if (!o.witness_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.witness_dir, ec);
     for (const auto& w : witnesses)
       if (!save_trace(w.trace, (std::filesystem::path(o.witness_dir) / w.file).string(), err))
         status = kExitBadInput;
