@@ -36,7 +36,7 @@ TEST(Theorems, BreakingAnyRuleTemplateRefutesATheorem) {
     std::string refuted;
     for (const Theorem& t : theorems<B>()) {
       // A short limit: what matters is a counterexample, which Z3 finds fast.
-      const Verdict v = prove(t, 500);
+      const Verdict v = prove(t, 1500);
       if (v.status != Status::Counterexample || !t.known.empty()) continue;
       if (!t.exists) {
         EXPECT_FALSE(v.values.empty()) << t.name;
