@@ -74,6 +74,14 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   f->add_flag("--stream", conform.stream, "With --device: print results as JSON lines");
   add_device_options(f, conform.dev);
 
+#ifdef MWCHECK_HAVE_PROVE
+  ProveOptions prove;
+  auto* v = app.add_subcommand("prove", "Prove the rule theorems with Z3; write distinguishing traces");
+  v->add_flag("--json", prove.json, "Print JSON");
+  v->add_option("--witness-dir", prove.witness_dir,
+                "Write the distinguishing and counterexample traces (.mwt) into this folder");
+#endif
+
   std::vector<const char*> argv{"mwcheck"};
   for (const auto& a : args) argv.push_back(a.c_str());
   try {
@@ -89,6 +97,9 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (*d) return cmd_diff(diff, out, err);
   if (*p) return cmd_profiles(profiles, out, err);
   if (*c) return cmd_convert(convert, out, err);
+#ifdef MWCHECK_HAVE_PROVE
+  if (*v) return cmd_prove(prove, out, err);
+#endif
   return cmd_conform(conform, out, err);
 }
 

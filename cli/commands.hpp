@@ -47,4 +47,10 @@ struct ConformOptions {
 int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err);
 int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream& err);
 
+struct ProveOptions {
+  bool json = false;
+  std::string witness_dir;
+};
+int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err);
+
 }  // namespace mwc::cli
