@@ -72,6 +72,12 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   f->add_option("--against", conform.against,
                 "With --device: minimize divergences against this profile (default: the closest)");
   f->add_flag("--stream", conform.stream, "With --device: print results as JSON lines");
+  f->add_flag("--minimize-only", conform.minimize_only,
+              "With --stream and --against: only shrink the traces' divergences");
+  f->add_option("--minimize-runs", conform.minimize_runs,
+                "With --device: device runs all shrinking of divergences may take (a count, "
+                "not a time, so that reports are the same run after run)")
+      ->capture_default_str();
   add_device_options(f, conform.dev);
 
 #ifdef MWCHECK_HAVE_PROVE

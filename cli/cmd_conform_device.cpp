@@ -17,6 +17,13 @@ namespace mwc::cli {
 namespace fs = std::filesystem;
 namespace {
 
+std::string tail_line(const std::string& s) {
+  const size_t end = s.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  const size_t nl = s.rfind('\n', end);
+  return s.substr(nl == std::string::npos ? 0 : nl + 1, end - (nl == std::string::npos ? 0 : nl + 1) + 1);
+}
+
 std::string device_spec(const std::string& d) {
   return d.starts_with("device:") ? d : "device:" + d;
 }
@@ -25,13 +32,12 @@ std::string device_spec(const std::string& d) {
 // against its rxe0 and streams results back; a trace the guest dies on is
 // marked at its first op.
 bool softroce_column(const std::string& spec, const ConformOptions& o,
-                     const std::vector<std::string>& paths, const std::vector<CorpusTrace>& corpus,
-                     DeviceColumn& col, std::ostream& err) {
+                     std::optional<ProfileId> against_opt, const std::vector<std::string>& paths,
+                     const std::vector<CorpusTrace>& corpus, DeviceColumn& col, std::ostream& err) {
   softroce::VmOptions vm;
   softroce::parse_device(spec, vm);
   vm.kvm = o.dev.kvm;
   std::vector<std::string> args = {"conform", "--device", "rxe0", "--stream", "--corpus", "corpus"};
-  if (!o.against.empty()) args.insert(args.end(), {"--against", o.against});
   for (auto& a : device_args(o.dev)) args.push_back(a);
   col.spec = spec;
   for (const auto& c : corpus) {
@@ -79,6 +85,34 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
   col.timing = fmt::format("image {:.1f} s, boot {:.1f} s, run {:.1f} s, total {:.1f} s ({} boot{})",
                            g.times.image_s, g.times.boot_s, g.times.run_s, g.times.total_s,
                            g.times.boots, g.times.boots == 1 ? "" : "s");
+
+  // Shrinking runs in a boot of its own, over the divergent traces only:
+  // a guest that dies while shrinking one goes on with the next.
+  const ProfileId against = against_opt ? *against_opt : closest_profile(col, corpus);
+  std::vector<size_t> pick;
+  std::vector<std::string> files;
+  for (size_t i = 0; i < corpus.size(); ++i)
+    if (shrinkable(col.traces[i], corpus[i], against)) pick.push_back(i), files.push_back(paths[i]);
+  if (pick.empty()) return true;
+  err << fmt::format("{}: shrinking {} divergence{} on the device\n", spec, pick.size(),
+                     pick.size() == 1 ? "" : "s");
+  std::vector<std::string> margs = {"conform", "--device", "rxe0", "--stream", "--minimize-only",
+                                    "--against", std::string(profile_descs()[static_cast<int>(against)].name),
+                                    "--minimize-runs", std::to_string(o.minimize_runs),
+                                    "--corpus", "corpus"};
+  for (auto& a : device_args(o.dev)) margs.push_back(a);
+  const auto m = softroce::run_in_guest(
+      vm, margs, files, false,
+      [&](size_t i, long, const std::string& how, const std::string& console) {
+        col.traces[pick[i]].reproducer = fmt::format(
+            "# not shrunk: the guest kernel {} while shrinking this trace:\n# {}\n",
+            how == "CRASH" ? "died" : "went silent", tail_line(console));
+      },
+      nullptr);
+  if (!m.error.empty() || !read_device_stream(m.output, corpus, col))
+    err << fmt::format("{}: shrinking failed: {}\n", spec, m.error);
+  col.timing += fmt::format("; shrinking {:.1f} s ({} boot{})", m.times.total_s, m.times.boots,
+                            m.times.boots == 1 ? "" : "s");
   return true;
 }
 
@@ -106,7 +140,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
     const std::string spec = device_spec(d);
     if (softroce_spec({spec}) == 0) {
       DeviceColumn col;
-      if (!softroce_column(spec, o, paths, corpus, col, err)) return kExitBadInput;
+      if (!softroce_column(spec, o, against, paths, corpus, col, err)) return kExitBadInput;
       cols.push_back(std::move(col));
       continue;
     }
@@ -116,10 +150,19 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
       err << "mwcheck conform: error: " << why << "\n";
       return kExitBadInput;
     }
+    if (o.stream && o.minimize_only) {  // the guest's second boot
+      DeviceColumn col = run_device_corpus(*b, corpus, nullptr, nullptr);
+      minimize_divergences(*b, corpus, against.value_or(ProfileId::verbs), o.minimize_runs, col, &out);
+      return status;
+    }
+    if (o.stream) {  // the guest's first boot: the host reads, shrinks and reports
+      run_device_corpus(*b, corpus, &out, nullptr);
+      return status;
+    }
     const auto start = std::chrono::steady_clock::now();
-    DeviceColumn col = run_device_corpus(*b, corpus, against, o.stream ? &out : nullptr,
-                                         o.stream ? nullptr : &err);
-    if (o.stream) return status;  // the host reads and reports
+    DeviceColumn col = run_device_corpus(*b, corpus, nullptr, &err);
+    minimize_divergences(*b, corpus, against ? *against : closest_profile(col, corpus),
+                         o.minimize_runs, col, nullptr);
     col.timing = fmt::format("total {:.1f} s", std::chrono::duration<double>(
                                                    std::chrono::steady_clock::now() - start).count());
     cols.push_back(std::move(col));

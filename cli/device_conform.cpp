@@ -16,10 +16,8 @@
 namespace mwc::cli {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 // Minimizing re-runs the device; these bound what one corpus run spends on it.
-constexpr size_t kMinimizeTests = 48;
-constexpr double kMinimizeBudgetS = 90;
+constexpr size_t kMinimizeTests = 40;
 
 struct Compared {
   TraceVerdict verdict = TraceVerdict::match;
@@ -114,8 +112,7 @@ ProfileId closest_profile(const DeviceColumn& col, const std::vector<CorpusTrace
 }
 
 DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& corpus,
-                               std::optional<ProfileId> against, std::ostream* stream,
-                               std::ostream* progress) {
+                               std::ostream* stream, std::ostream* progress) {
   DeviceColumn col;
   col.spec = device.name();
   col.label = device.name().substr(device.name().find(':') + 1);
@@ -135,33 +132,54 @@ DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& 
   }
   draw_bar(progress, corpus.size(), corpus.size(), "");
   mark_traces_done(std::cerr);
-
-  // Each divergence from the profile, shrunk on the device itself.
-  const ProfileId pid = against ? *against : closest_profile(col, corpus);
-  const Profile prof = profile(pid);
-  if (stream) *stream << nlohmann::json{{"against", profile_descs()[static_cast<int>(pid)].name}}.dump() << std::endl;
-  const auto start = Clock::now();
-  for (size_t i = 0; i < corpus.size(); ++i) {
-    const Compared c = compare(col.traces[i].outcomes, model_run(prof, corpus[i].trace));
-    if (!c.first || c.verdict == TraceVerdict::timeout) continue;  // a timeout costs one per try
-    const std::string want = to_text(c.first->device);
-    const Rule rule = c.first->model.rule;
-    const auto still = [&](const Trace& t) {
-      if (std::chrono::duration<double>(Clock::now() - start).count() > kMinimizeBudgetS) return false;
-      std::vector<Outcome> dev;
-      device.run(t, dev);
-      const Compared k = compare(dev, model_run(prof, t));
-      return k.first && k.verdict == c.verdict && to_text(k.first->device) == want &&
-             k.first->model.rule == rule;
-    };
-    Trace small = minimize(corpus[i].trace, still, kMinimizeTests);
-    small.comments.clear();
-    col.traces[i].reproducer = print_text(small);
-    if (stream)
-      *stream << nlohmann::json{{"reproducer", corpus[i].name}, {"text", col.traces[i].reproducer}}.dump()
-              << std::endl;
-  }
   return col;
+}
+
+bool shrinkable(const DeviceTrace& t, const CorpusTrace& c, ProfileId against) {
+  const Compared k = compare(t.outcomes, model_run(profile(against), c.trace));
+  return k.first && k.verdict != TraceVerdict::timeout &&
+         t.note.find("guest kernel") == std::string::npos;
+}
+
+void minimize_divergences(Backend& device, const std::vector<CorpusTrace>& corpus,
+                          ProfileId against, size_t budget, DeviceColumn& col,
+                          std::ostream* stream) {
+  const Profile prof = profile(against);
+  size_t runs = 0;
+  const auto left = [&] { return runs < budget; };
+  for (size_t i = 0; i < corpus.size() && i < col.traces.size(); ++i) {
+    if (!shrinkable(col.traces[i], corpus[i], against)) continue;
+    mark_trace(i, std::cerr);
+    const Compared c = compare(col.traces[i].outcomes, model_run(prof, corpus[i].trace));
+    std::string text;
+    if (!left()) {
+      text = "# not shrunk: the shrinking budget (--minimize-runs) went to earlier traces\n" +
+             print_text(corpus[i].trace);
+    } else {
+      // The same divergence: the device's outcome and the model's rule.
+      const std::string want = to_text(c.first->device);
+      const Rule rule = c.first->model.rule;
+      const auto still = [&](const Trace& t) {
+        if (!left()) return false;
+        ++runs;
+        std::vector<Outcome> dev;
+        device.run(t, dev);
+        const Compared k = compare(dev, model_run(prof, t));
+        return k.first && k.verdict == c.verdict && to_text(k.first->device) == want &&
+               k.first->model.rule == rule;
+      };
+      MinimizeStats st;
+      Trace small = minimize(corpus[i].trace, still, kMinimizeTests, &st);
+      small.comments.clear();
+      text = fmt::format("# shrunk from {} to {} ops in {} device runs\n", st.ops_before,
+                         st.ops_after, st.tests) +
+             print_text(small);
+    }
+    col.traces[i].reproducer = text;
+    if (stream)
+      *stream << nlohmann::json{{"reproducer", corpus[i].name}, {"text", text}}.dump() << std::endl;
+  }
+  mark_traces_done(std::cerr);
 }
 
 bool read_device_stream(const std::string& text, const std::vector<CorpusTrace>& corpus,

@@ -38,13 +38,25 @@ struct DeviceColumn {
 };
 
 // Runs the corpus on a device of this machine, trace by trace (each in its
-// own child process), then minimizes each divergence from `against` (the
-// closest profile when unset) by re-running on the device. When `stream`
-// is set, each result is also printed as a JSON line (the Soft-RoCE guest
-// speaks to the host that way). `progress` draws a bar on it when set.
+// own child process). When `stream` is set, each result is also printed as
+// a JSON line (the Soft-RoCE guest speaks to the host that way);
+// `progress` draws a bar on it when set. Returns the device's column.
 DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& corpus,
-                               std::optional<ProfileId> against, std::ostream* stream,
-                               std::ostream* progress);
+                               std::ostream* stream, std::ostream* progress);
+
+// Shrinks each divergence of `col` from the model under `against` by delta
+// debugging, re-running candidates on the device, `budget` device runs in
+// all (a count, so reports repeat); a trace left over says so in its
+// reproducer. `only`
+// (when not empty) names the traces to shrink. Streams reproducers as JSON
+// lines when `stream` is set.
+void minimize_divergences(Backend& device, const std::vector<CorpusTrace>& corpus,
+                          ProfileId against, size_t budget, DeviceColumn& col,
+                          std::ostream* stream);
+
+// Returns whether a trace's outcomes on a device diverge from `against` in
+// a way a re-run can shrink (not a hang, not a dead guest).
+bool shrinkable(const DeviceTrace& t, const CorpusTrace& c, ProfileId against);
 
 // Reads the JSON lines of run_device_corpus back into `col` (the host's side
 // of the Soft-RoCE VM); lines that are no JSON object (a line torn by a

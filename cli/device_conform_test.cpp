@@ -35,7 +35,8 @@ TEST(DeviceConform, ADeviceThatIsAProfileMatchesIt) {
   const auto c = corpus({"010_bind_type1_basic.mwt", "109_knob_remote_range.mwt",
                          "106_knob_type2_invalidator.mwt", "037_inv_errors.mwt"});
   auto dev = backend("profile:rxe");
-  const DeviceColumn col = run_device_corpus(*dev, c, std::nullopt, nullptr, nullptr);
+  DeviceColumn col = run_device_corpus(*dev, c, nullptr, nullptr);
+  minimize_divergences(*dev, c, closest_profile(col, c), 400, col, nullptr);
   const DeviceAnalysis a = analyze(col, c);
   EXPECT_EQ(a.closest, ProfileId::rxe);
   EXPECT_EQ(a.matched[static_cast<int>(ProfileId::rxe)], c.size());
@@ -51,7 +52,8 @@ TEST(DeviceConform, ADeviceThatIsAProfileMatchesIt) {
 TEST(DeviceConform, ABuggyDeviceDivergesWithAShrunkReproducer) {
   const auto c = corpus({"010_bind_type1_basic.mwt", "035_type2_local_inv.mwt", "001_resources_basic.mwt"});
   auto dev = backend("mutant:stale_rkey");  // LOCAL_INV completes, the window stays bound
-  const DeviceColumn col = run_device_corpus(*dev, c, ProfileId::verbs, nullptr, nullptr);
+  DeviceColumn col = run_device_corpus(*dev, c, nullptr, nullptr);
+  minimize_divergences(*dev, c, ProfileId::verbs, 400, col, nullptr);
   const DeviceAnalysis a = analyze(col, c);
   ASSERT_EQ(a.traces[1].verdict, TraceVerdict::diverge);
   const auto& f = *a.traces[1].first;
@@ -72,7 +74,8 @@ TEST(DeviceConform, TheStreamReadsBackAsItWasWritten) {
   const auto c = corpus({"035_type2_local_inv.mwt", "001_resources_basic.mwt"});
   auto dev = backend("mutant:stale_rkey");
   std::ostringstream stream;
-  const DeviceColumn col = run_device_corpus(*dev, c, ProfileId::verbs, &stream, nullptr);
+  DeviceColumn col = run_device_corpus(*dev, c, &stream, nullptr);
+  minimize_divergences(*dev, c, ProfileId::verbs, 400, col, &stream);
   // The guest names its copies NNNNN-NAME; the host reads them back by NAME.
   std::string text = stream.str();
   for (size_t at; (at = text.find("\"035_type2")) != std::string::npos;) text.replace(at, 1, "\"00000-");
@@ -83,6 +86,14 @@ TEST(DeviceConform, TheStreamReadsBackAsItWasWritten) {
     EXPECT_EQ(back.traces[i].outcomes, col.traces[i].outcomes) << c[i].name;
     EXPECT_EQ(back.traces[i].reproducer, col.traces[i].reproducer) << c[i].name;
   }
+}
+
+TEST(DeviceConform, ShrinkingStopsAtItsBudgetAndSaysSo) {
+  const auto c = corpus({"035_type2_local_inv.mwt"});
+  auto dev = backend("mutant:stale_rkey");
+  DeviceColumn col = run_device_corpus(*dev, c, nullptr, nullptr);
+  minimize_divergences(*dev, c, ProfileId::verbs, 0, col, nullptr);
+  EXPECT_EQ(col.traces[0].reproducer.rfind("# not shrunk", 0), 0u) << col.traces[0].reproducer;
 }
 
 TEST(DeviceConform, UnsupportedIsReportedNotDiverged) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/report.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::cli {
@@ -24,20 +25,6 @@ std::string cell(const RuleRow& r) {
   if (r.checked == 0) return "-";
   if (r.failed == 0) return fmt::format("ok {}", r.checked);
   return fmt::format("FAIL {}/{}", r.failed, r.checked);
-}
-
-std::string escape(std::string_view s) {
-  std::string o;
-  for (const char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
 }
 
 // One line on a divergent trace: where, what the device did, what the
@@ -179,10 +166,10 @@ bool write_device_junit(const Columns& cols, const Analyses& an,
       skipped += t.verdict == TraceVerdict::unsupported;
     }
     x += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                     escape(cols[c].label), corpus.size(), failures, skipped);
+                     xml_escape(cols[c].label), corpus.size(), failures, skipped);
     for (size_t t = 0; t < corpus.size(); ++t) {
-      x += fmt::format("    <testcase classname=\"conformance.{}\" name=\"{}\"", escape(cols[c].label),
-                       escape(corpus[t].name));
+      x += fmt::format("    <testcase classname=\"conformance.{}\" name=\"{}\"", xml_escape(cols[c].label),
+                       xml_escape(corpus[t].name));
       const auto& ta = an[c].traces[t];
       if (ta.verdict == TraceVerdict::unsupported) {
         x += "><skipped message=\"an op is unsupported by the device\"/></testcase>\n";
@@ -190,8 +177,8 @@ bool write_device_junit(const Columns& cols, const Analyses& an,
         x += "/>\n";
       } else {
         x += fmt::format("><failure message=\"{}\">{}\n{}\n{}</failure></testcase>\n",
-                         verdict_name(ta.verdict), escape(divergence_line(corpus[t], an[c], t)),
-                         escape(cols[c].traces[t].note), escape(cols[c].traces[t].reproducer));
+                         verdict_name(ta.verdict), xml_escape(divergence_line(corpus[t], an[c], t)),
+                         xml_escape(cols[c].traces[t].note), xml_escape(cols[c].traces[t].reproducer));
       }
     }
     x += "  </testsuite>\n";
@@ -220,12 +207,12 @@ small{color:#666}
        "decides in the model.</p>\n";
   h += "<h2>Rules</h2>\n<table><tr><th>rule</th><th>source</th>";
   for (size_t c = 0; c < cols.size(); ++c)
-    h += fmt::format("<th>{}<br><small>vs {}</small></th><th>agrees with</th>", escape(cols[c].label),
+    h += fmt::format("<th>{}<br><small>vs {}</small></th><th>agrees with</th>", xml_escape(cols[c].label),
                      pname(an[c].closest));
   h += "</tr>\n";
   for (int r = 0; r < kRuleCount; ++r) {
     h += fmt::format("<tr><td>{}</td><td><small>{}</small></td>", rule_descs()[r].id,
-                     escape(rule_descs()[r].source));
+                     xml_escape(rule_descs()[r].source));
     for (size_t c = 0; c < cols.size(); ++c) {
       const auto& row = an[c].rules[r];
       const char* cls = row.checked == 0 ? "none" : row.failed ? "fail" : "ok";
@@ -235,23 +222,23 @@ small{color:#666}
     h += "</tr>\n";
   }
   h += "</table>\n<h2>Knob fingerprints</h2>\n<table><tr><th>knob</th><th>question</th>";
-  for (const auto& c : cols) h += fmt::format("<th>{}</th>", escape(c.label));
+  for (const auto& c : cols) h += fmt::format("<th>{}</th>", xml_escape(c.label));
   h += "</tr>\n";
   for (int k = 0; k < kKnobCount; ++k) {
     h += fmt::format("<tr><td>{}</td><td><small>{}</small></td>", knob_descs()[k].name,
-                     escape(knob_descs()[k].question));
+                     xml_escape(knob_descs()[k].question));
     for (size_t c = 0; c < cols.size(); ++c) {
       const auto& v = an[c].knobs[k].verdict;
       const char* cls = v.starts_with("like") ? "ok" : v == "none" ? "fail" : "none";
-      h += fmt::format("<td class=\"{}\">{}</td>", cls, escape(v));
+      h += fmt::format("<td class=\"{}\">{}</td>", cls, xml_escape(v));
     }
     h += "</tr>\n";
   }
   h += "</table>\n<h2>Traces</h2>\n<table><tr><th>trace</th>";
-  for (const auto& c : cols) h += fmt::format("<th>{}</th>", escape(c.label));
+  for (const auto& c : cols) h += fmt::format("<th>{}</th>", xml_escape(c.label));
   h += "</tr>\n";
   for (size_t t = 0; t < corpus.size(); ++t) {
-    h += fmt::format("<tr><td>{}</td>", escape(corpus[t].name));
+    h += fmt::format("<tr><td>{}</td>", xml_escape(corpus[t].name));
     for (size_t c = 0; c < cols.size(); ++c) {
       const auto v = an[c].traces[t].verdict;
       const char* cls = v == TraceVerdict::match ? "ok" : v == TraceVerdict::unsupported ? "unsupported" : "fail";
@@ -261,17 +248,17 @@ small{color:#666}
   }
   h += "</table>\n<h2>Divergences</h2>\n";
   for (size_t c = 0; c < cols.size(); ++c) {
-    h += fmt::format("<h3>{}</h3>\n", escape(cols[c].label));
+    h += fmt::format("<h3>{}</h3>\n", xml_escape(cols[c].label));
     for (size_t t = 0; t < corpus.size(); ++t) {
       if (!an[c].traces[t].first) continue;
       h += fmt::format("<p><b>{}</b>: {}</p>\n", verdict_name(an[c].traces[t].verdict),
-                       escape(divergence_line(corpus[t], an[c], t)));
-      if (!cols[c].traces[t].note.empty()) h += fmt::format("<pre>{}</pre>\n", escape(cols[c].traces[t].note));
+                       xml_escape(divergence_line(corpus[t], an[c], t)));
+      if (!cols[c].traces[t].note.empty()) h += fmt::format("<pre>{}</pre>\n", xml_escape(cols[c].traces[t].note));
       if (!cols[c].traces[t].reproducer.empty())
-        h += fmt::format("<p>minimized reproducer:</p><pre>{}</pre>\n", escape(cols[c].traces[t].reproducer));
+        h += fmt::format("<p>minimized reproducer:</p><pre>{}</pre>\n", xml_escape(cols[c].traces[t].reproducer));
     }
-    if (!cols[c].incident.empty()) h += fmt::format("<p>incident:</p><pre>{}</pre>\n", escape(cols[c].incident));
-    if (!cols[c].timing.empty()) h += fmt::format("<p><small>timing: {}</small></p>\n", escape(cols[c].timing));
+    if (!cols[c].incident.empty()) h += fmt::format("<p>incident:</p><pre>{}</pre>\n", xml_escape(cols[c].incident));
+    if (!cols[c].timing.empty()) h += fmt::format("<p><small>timing: {}</small></p>\n", xml_escape(cols[c].timing));
   }
   h += "</body></html>\n";
   std::ofstream out(path, std::ios::trunc);

@@ -7,8 +7,6 @@
 #include <nlohmann/json.hpp>
 
 namespace mwc::cli {
-namespace {
-
 std::string xml_escape(std::string_view s) {
   std::string o;
   for (const char c : s) {
@@ -22,8 +20,6 @@ std::string xml_escape(std::string_view s) {
   }
   return o;
 }
-
-}  // namespace
 
 bool write_json(const ConformResult& r, const std::string& path) {
   nlohmann::ordered_json j;

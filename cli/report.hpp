@@ -34,6 +34,8 @@ struct ConformResult {
   std::vector<BackendRun> backends;
 };
 
+// Returns `s` with the characters XML and HTML give meaning escaped.
+std::string xml_escape(std::string_view s);
 // Each writes one report; returns false if the file cannot be written.
 bool write_json(const ConformResult& r, const std::string& path);
 bool write_junit(const ConformResult& r, const std::string& path);

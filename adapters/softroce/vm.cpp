@@ -66,10 +66,9 @@ struct Image {
 bool build_image(const VmOptions& o, Image& img, std::string& err) {
   const std::string script =
       o.image_script.empty() ? std::string(MWCHECK_SOFTROCE_DIR) + "/build-image" : o.image_script;
-  std::array<char, 4096> self{};
-  const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
-  if (n <= 0) return err = "cannot find the mwcheck binary", false;
-  const std::string cmd = "'" + script + "' '" + o.kernel + "' '" + std::string(self.data(), n) + "'";
+  // This very process's binary, even if a rebuild has replaced the file.
+  const std::string self = "/proc/" + std::to_string(getpid()) + "/exe";
+  const std::string cmd = "'" + script + "' '" + o.kernel + "' '" + self + "'";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return err = "cannot run " + script, false;
   std::string out;
@@ -136,6 +135,7 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
       } else if (line.starts_with(kTraceMarker)) {
         b.last_trace = std::strtol(line.c_str() + kTraceMarker.size(), nullptr, 10);
         b.last_op = -1;
+        b.traces_done = false;  // a later pass over the traces (minimizing) began
         // The guest counts in its own list: tell the caller the place in the whole one.
         line = std::string(kTraceMarker) + std::to_string(first + b.last_trace);
       } else if (line.starts_with(kOpMarker)) {
