@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "replay/gen.hpp"
+
 namespace mwc::cli {
 
 struct RunOptions {
@@ -36,5 +38,20 @@ struct ConformOptions {
   std::string report;
 };
 int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err);
+
+struct ReplayOptions {
+  std::string profile = "verbs";
+  int threads = 1;
+  bool quiet = false;  // no throughput figures
+  std::vector<std::string> files;
+};
+int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err);
+
+struct GenOptions {
+  replay::GenOptions gen;
+  std::string out;
+  bool binary = false;  // binary even without the .mwb extension (for "-")
+};
+int cmd_gen(const GenOptions& o, std::ostream& out, std::ostream& err);
 
 }  // namespace mwc::cli

@@ -34,6 +34,11 @@ struct ConformResult {
   std::vector<BackendRun> backends;
 };
 
+// Returns the line `run --check` and `replay` print for a mismatch.
+std::string mismatch_line(const std::string& where, const std::string& who, const std::string& op,
+                          const std::string& observed, const std::string& expected,
+                          std::string_view rule);
+
 // Each writes one report; returns false if the file cannot be written.
 bool write_json(const ConformResult& r, const std::string& path);
 bool write_junit(const ConformResult& r, const std::string& path);
