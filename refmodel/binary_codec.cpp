@@ -105,7 +105,7 @@ Trace decode_records(std::span<const uint8_t> rec, const Caps& caps,
   for (int k = 0; k < kHandleKinds; ++k) t.caps[k] = std::clamp(caps[k], 1u, kMaxCap[k]);
   size_t i = 0;
   while (i < rec.size()) {
-    const int code = rec[i] % mwb::kCodeCount;
+    const int code = mwb::kCodeOf[rec[i]];
     const uint8_t* p = rec.data() + i + 1;
     if (rec.size() - i < mwb::kRecordSize[code]) break;  // a truncated last record
     i += mwb::kRecordSize[code];

@@ -41,6 +41,13 @@ constexpr size_t kind_size(FieldKind k) {
   }
 }
 
+// The record code of each code byte (the byte modulo kCodeCount).
+inline constexpr std::array<uint8_t, 256> kCodeOf = [] {
+  std::array<uint8_t, 256> c{};
+  for (int b = 0; b < 256; ++b) c[b] = static_cast<uint8_t>(b % kCodeCount);
+  return c;
+}();
+
 // Size in bytes of each record, code byte included, indexed by code.
 inline constexpr std::array<uint8_t, kCodeCount> kRecordSize = [] {
   std::array<uint8_t, kCodeCount> s{};
@@ -173,32 +180,57 @@ inline void decode_op(OpCode c, const uint8_t* p, const Caps& caps, Op& op) {
   }
 }
 
-// Decodes an expectation record's body (after the code byte) as one of op
-// `op`. Returns false when it applies to no profile (and so is dropped).
-inline bool decode_expect(const uint8_t* p, uint32_t op, Expectation& e) {
+// Decodes the pattern of an expectation record (p points after its flags
+// byte: ret, wc, wc_op, key as u16).
+inline Pattern decode_pattern(const uint8_t* p) {
   constexpr size_t nres = 0
 #define X(n) +1
       MWC_RESULTS(X);
   constexpr size_t nwc = 0 MWC_WC_STATUSES(X);
   constexpr size_t nop = 0 MWC_WC_OPCODES(X);
 #undef X
+  Pattern pt;
+  if (p[0] != kAny) pt.ret = static_cast<Result>(p[0] % nres);
+  if (p[1] != kAny && p[1] % nwc != 0) pt.wc = static_cast<WcStatus>(p[1] % nwc);
+  if (p[2] != kAny && p[2] % nop != 0) pt.wc_op = static_cast<WcOpcode>(p[2] % nop);
+  if (const auto k = detail::le(p + 3, 2); k != 0xffff) pt.key = static_cast<int16_t>(k % 256);
+  if (pt.wc && !pt.ret) pt.ret = Result::kOK;
+  return pt;
+}
+
+// Returns the profiles an expectation record's flags byte names (bit per
+// ProfileId), or 0 for a fallback clause.
+inline uint8_t expect_profiles(uint8_t flags) {
+  return (flags & 0x80) ? 0 : static_cast<uint8_t>(flags & ((1u << kProfileCount) - 1));
+}
+
+// Decodes an expectation record's body (after the code byte) as one of op
+// `op`. Returns false when it applies to no profile (and so is dropped).
+inline bool decode_expect(const uint8_t* p, uint32_t op, Expectation& e) {
   e.op = op;
   e.fallback = (p[0] & 0x80) != 0;
-  e.profiles = e.fallback ? 0 : static_cast<uint8_t>(p[0] & ((1u << kProfileCount) - 1));
+  e.profiles = expect_profiles(p[0]);
   if (!e.fallback && e.profiles == 0) return false;
-  Pattern& pt = e.pattern;
-  pt = Pattern{};
-  if (p[1] != kAny) pt.ret = static_cast<Result>(p[1] % nres);
-  if (p[2] != kAny && p[2] % nwc != 0) pt.wc = static_cast<WcStatus>(p[2] % nwc);
-  if (p[3] != kAny && p[3] % nop != 0) pt.wc_op = static_cast<WcOpcode>(p[3] % nop);
-  if (const auto k = detail::le(p + 4, 2); k != 0xffff) pt.key = static_cast<int16_t>(k % 256);
-  if (pt.wc && !pt.ret) pt.ret = Result::kOK;
+  e.pattern = decode_pattern(p + 1);
   return true;
+}
+
+// Returns the 5 pattern bytes of an expectation record (after its flags
+// byte) as one number, little-endian.
+inline uint64_t pattern_word(const uint8_t* p) { return detail::le(p, 5); }
+// Returns the pattern word that encodes exact(o), as encode_expect writes
+// it: an equal word decodes to a pattern that o matches.
+inline uint64_t exact_word(const Outcome& o) {
+  const uint64_t key = o.key == kNoKey ? 0xffff : static_cast<uint16_t>(o.key);
+  const uint64_t wc = o.wc == WcStatus::kNONE ? kAny : static_cast<uint8_t>(o.wc);
+  const uint64_t op = o.wc_op == WcOpcode::kNONE ? kAny : static_cast<uint8_t>(o.wc_op);
+  return static_cast<uint8_t>(o.ret) | wc << 8 | op << 16 | key << 24;
 }
 
 // Returns whether expectation e of an op is kept after the op's earlier
 // kept ones: one clause per profile and one fallback; a later duplicate is
-// dropped.
+// dropped. (Kept clauses name disjoint profiles, so a streaming reader
+// only needs the union of their profiles and whether a fallback came.)
 inline bool expectation_kept(std::span<const Expectation> earlier, const Expectation& e) {
   for (const auto& o : earlier)
     if (o.fallback ? e.fallback : (o.profiles & e.profiles) != 0) return false;

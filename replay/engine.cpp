@@ -1,6 +1,7 @@
 #include "replay/engine.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "refmodel/text_codec.hpp"
 
@@ -23,31 +24,34 @@ Engine::Engine(const Profile& p, int column, const Caps& caps)
   model_.reset(caps);
 }
 
-bool Engine::mine(const Op& op) const {
-  const auto k = mwb::kAnchorKind[static_cast<int>(op.code)];
+// Returns whether the op record at p (after its code) is this shard's: its
+// leading handle, reduced as decode_op reduces it, is.
+bool Engine::mine(uint8_t code, const uint8_t* p) const {
+  const auto k = mwb::kAnchorKind[code];
   if (k == HandleKind::Buf) return true;
-  return filter_.owner[filter_.node_base[static_cast<int>(k)] + op.a[0].h] == filter_.me;
+  const uint32_t h = mwb::detail::reduce_handle(mwb::detail::le32(p), k, caps_);
+  return filter_.owner[filter_.node_base[static_cast<int>(k)] + h] == filter_.me;
 }
 
 size_t Engine::feed(std::span<const uint8_t> rec) {
   const uint8_t* p = rec.data();
   const uint8_t* const end = p + rec.size();
   while (p < end) {
-    const uint8_t code = *p % mwb::kCodeCount;
+    const uint8_t code = mwb::kCodeOf[*p];
     const size_t size = mwb::kRecordSize[code];
     if (static_cast<size_t>(end - p) < size) break;
     if (code < kOpCount) {
       if (pending_) verdict();
-      mwb::decode_op(static_cast<OpCode>(code), p + 1, caps_, op_);
       ++index_;
-      pending_ = !filter_.owner || mine(op_);
+      pending_ = !filter_.owner || mine(code, p + 1);
       if (pending_) {
+        mwb::decode_op(static_cast<OpCode>(code), p + 1, caps_, op_);
         out_ = model_.step(op_);
         if (outcomes_) outcomes_->push_back(out_);
         counts_ = !filter_.owner || filter_.me == 0 ||
                   mwb::kAnchorKind[code] != HandleKind::Buf;
-        nkept_ = 0;
-        specific_ = fallback_ = -1;
+        seen_profiles_ = 0;
+        seen_fallback_ = has_specific_ = false;
       }
     } else if (code == mwb::kExpectCode && pending_) {
       take_expect(p + 1);
@@ -57,29 +61,43 @@ size_t Engine::feed(std::span<const uint8_t> rec) {
   return static_cast<size_t>(p - rec.data());
 }
 
-// Keeps an expectation of the pending op as the whole-trace decoder would,
-// and notes which kept clause applies to this engine's column.
+// Keeps an expectation of the pending op as the whole-trace decoder would
+// (mwb::expectation_kept), and notes the clause for this engine's column.
 void Engine::take_expect(const uint8_t* p) {
-  if (nkept_ == kept_.size()) return;  // every clause is taken: a duplicate
-  Expectation& e = kept_[nkept_];
-  if (!mwb::decode_expect(p, 0, e)) return;
-  if (!mwb::expectation_kept({kept_.data(), nkept_}, e)) return;
-  if (e.fallback) fallback_ = static_cast<int8_t>(nkept_);
-  else if (specific_ < 0 && column_ >= 0 && ((e.profiles >> column_) & 1))
-    specific_ = static_cast<int8_t>(nkept_);
-  ++nkept_;
+  if (p[0] & 0x80) {
+    if (seen_fallback_) return;
+    seen_fallback_ = true;
+    fallback_ = mwb::pattern_word(p + 1);
+    return;
+  }
+  const uint8_t profiles = mwb::expect_profiles(p[0]);
+  if (profiles == 0 || (profiles & seen_profiles_)) return;
+  seen_profiles_ |= profiles;
+  if (column_ >= 0 && ((profiles >> column_) & 1)) {
+    has_specific_ = true;
+    specific_ = mwb::pattern_word(p + 1);
+  }
 }
 
 void Engine::verdict() {
   pending_ = false;
   if (!counts_) return;
   ++v_.ops;
-  const int which = specific_ >= 0 ? specific_ : fallback_;
-  if (which < 0) return;
-  const Pattern& want = kept_[static_cast<size_t>(which)].pattern;
+  if (!has_specific_ && !seen_fallback_) return;
   ++v_.checked;
-  if (matches(want, out_)) [[likely]]
-    return;
+  // Most expectations are the exact outcome: then equal words decide.
+  const uint64_t word = has_specific_ ? specific_ : fallback_;
+  if (word != mwb::exact_word(out_)) [[unlikely]]
+    check(word);
+}
+
+// Checks the pending op's outcome against a pattern that is not its exact
+// outcome (a looser pattern, or a mismatch).
+void Engine::check(uint64_t word) {
+  uint8_t bytes[8];
+  std::memcpy(bytes, &word, 8);  // little-endian hosts only
+  const Pattern want = mwb::decode_pattern(bytes);
+  if (matches(want, out_)) return;
   if (++v_.mismatches <= Verdicts::kKeep)
     v_.first.push_back(Mismatch{index_ - 1, op_to_text(op_), to_text(out_), to_text(want),
                                 std::string(rule_desc(out_.rule).id)});

@@ -56,7 +56,8 @@ class Engine {
  private:
   void take_expect(const uint8_t* p);
   void verdict();
-  bool mine(const Op& op) const;
+  [[gnu::noinline]] void check(uint64_t word);
+  bool mine(uint8_t code, const uint8_t* p) const;
 
   Model model_;
   Caps caps_;
@@ -71,9 +72,13 @@ class Engine {
   uint64_t index_ = 0;  // ops seen, this one included
   bool pending_ = false;  // an op of this shard awaits its verdict
   bool counts_ = false;   // and this shard counts it
-  uint8_t nkept_ = 0;
-  int8_t specific_ = -1, fallback_ = -1;
-  std::array<Expectation, 1 + kProfileCount> kept_{};
+  // The op's expectation clauses kept so far: the union of their profiles
+  // and whether a fallback came (all the one-clause-per-profile rule needs),
+  // and the pattern bytes of the clause for this column and the fallback.
+  uint8_t seen_profiles_ = 0;
+  bool seen_fallback_ = false;
+  bool has_specific_ = false;
+  uint64_t specific_ = 0, fallback_ = 0;  // mwb::pattern_word
 };
 
 }  // namespace mwc::replay

@@ -66,7 +66,7 @@ void Partition::add(const Op& op) {
 size_t Partition::feed(std::span<const uint8_t> rec) {
   size_t i = 0;
   while (i < rec.size()) {
-    const uint8_t code = rec[i] % mwb::kCodeCount;
+    const uint8_t code = mwb::kCodeOf[rec[i]];
     const size_t size = mwb::kRecordSize[code];
     if (rec.size() - i < size) break;
     if (code < kOpCount) {
