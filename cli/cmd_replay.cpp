@@ -21,7 +21,7 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
   const std::string name = "profile:" + p->name;
   int status = kExitOk;
   for (const auto& path : o.files) {
-    const replay::FileRun r = replay::replay_file(path, *p, column, o.threads);
+    const replay::ReplayRun r = replay::replay_file(path, *p, column, o.threads);
     if (!r.error.empty()) {
       err << r.error << "\n";
       status = kExitBadInput;
@@ -37,9 +37,8 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
                        v.mismatches, name);
     // Figures vary from run to run, so they go apart from the verdicts.
     if (!o.quiet)
-      err << fmt::format("{}: {:.3f} s, {:.1f} Mops/s, {:.0f} MB/s, {} shard(s)\n", path, r.seconds,
-                         r.seconds > 0 ? v.ops / r.seconds / 1e6 : 0.0,
-                         r.seconds > 0 ? r.bytes / r.seconds / 1e6 : 0.0, r.shards);
+      err << fmt::format("{}: {:.3f} s, {:.1f} Mops/s, {} shard(s)\n", path, r.seconds,
+                         r.seconds > 0 ? v.ops / r.seconds / 1e6 : 0.0, r.shards);
     if (v.mismatches && status == kExitOk) status = kExitFail;
   }
   return status;

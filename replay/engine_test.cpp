@@ -121,8 +121,8 @@ TEST(Engine, ShardedReplayDecidesAsOneThread) {
     std::ofstream(path, std::ios::binary)
         .write(reinterpret_cast<const char*>(mwb.data()), static_cast<long>(mwb.size()));
     for (const auto& u : unders()) {
-      const FileRun one = replay_file(path, parse(u.spec), u.column, 1);
-      const FileRun four = replay_file(path, parse(u.spec), u.column, 4);
+      const ReplayRun one = replay_file(path, parse(u.spec), u.column, 1);
+      const ReplayRun four = replay_file(path, parse(u.spec), u.column, 4);
       ASSERT_EQ(one.error, "");
       ASSERT_EQ(four.error, "");
       expect_same(four.verdicts, one.verdicts, path.string() + " under " + u.spec);
@@ -131,11 +131,11 @@ TEST(Engine, ShardedReplayDecidesAsOneThread) {
 }
 
 TEST(Engine, BadFilesSayWhy) {
-  const FileRun missing = replay_file("/nonexistent/x.mwb", parse("verbs"), 1, 1);
+  const ReplayRun missing = replay_file("/nonexistent/x.mwb", parse("verbs"), 1, 1);
   EXPECT_NE(missing.error.find("/nonexistent/x.mwb:1:1: error: cannot open"), std::string::npos);
   const fs::path bad = fs::temp_directory_path() / "mwcheck_engine_test_bad.mwb";
   std::ofstream(bad, std::ios::binary) << "MWTBxx";
-  const FileRun r = replay_file(bad, parse("verbs"), 1, 2);
+  const ReplayRun r = replay_file(bad, parse("verbs"), 1, 2);
   EXPECT_NE(r.error.find(":1:1: error: truncated"), std::string::npos) << r.error;
 }
 

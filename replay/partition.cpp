@@ -24,43 +24,60 @@ uint32_t Partition::find(uint32_t x) {
   return x;
 }
 
-void Partition::unite(uint32_t a, uint32_t b) {
-  a = find(a);
-  b = find(b);
-  if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+
+// Links the objects field `a` of kind K names to the op's first one.
+template <FieldKind K>
+void Partition::link(const Arg& a, uint32_t& first) {
+  if constexpr (is_handle(K)) {
+    link(handle_kind(K), a.h, first);
+  } else if constexpr (K == FieldKind::Addr) {
+    const auto b = static_cast<AddrBase>(a.tag);
+    if (b == AddrBase::Mr) link(HandleKind::Mr, a.h, first);
+    if (b == AddrBase::Mw) link(HandleKind::Mw, a.h, first);
+  } else if constexpr (K == FieldKind::Rkey) {
+    const auto b = static_cast<RkeyBase>(a.tag);
+    if (b == RkeyBase::Mr) link(HandleKind::Mr, a.h, first);
+    if (b == RkeyBase::MwCur || b == RkeyBase::MwPrev) link(HandleKind::Mw, a.h, first);
+    if (b == RkeyBase::Raw) {  // the object the key's index names, if any
+      const uint32_t idx = a.h >> 8;
+      if (idx & kMwIndexBit) link(HandleKind::Mw, idx & ~kMwIndexBit, first);
+      else if (idx >= 1) link(HandleKind::Mr, idx - 1, first);
+    }
+  }
+}
+
+void Partition::link(HandleKind k, uint32_t h, uint32_t& first) {
+  if (k == HandleKind::Buf || h >= caps_[static_cast<int>(k)]) return;
+  const uint32_t n = node(k, h);
+  if (n == last_) return;  // an rkey and an address through the same window
+  last_ = n;
+  const uint32_t r = find(n);
+  if (first == kNone) {
+    first = n;
+    root_ = r;
+  } else if (r != root_) {  // the lower root stays: the result is order-free
+    parent_[std::max(r, root_)] = std::min(r, root_);
+    root_ = std::min(r, root_);
+  }
 }
 
 void Partition::add(const Op& op) {
-  const auto& d = op_desc(op.code);
-  constexpr uint32_t kNone = ~0u;
   uint32_t first = kNone;
-  const auto link = [&](HandleKind k, uint32_t h) {
-    if (k == HandleKind::Buf || h >= caps_[static_cast<int>(k)]) return;
-    const uint32_t n = node(k, h);
-    if (first == kNone) first = n;
-    else unite(first, n);
-  };
-  for (size_t f = 0; f < d.fields.size(); ++f) {
-    const Arg& a = op.a[f];
-    const FieldKind k = d.fields[f].kind;
-    if (is_handle(k)) {
-      link(handle_kind(k), a.h);
-    } else if (k == FieldKind::Addr) {
-      const auto b = static_cast<AddrBase>(a.tag);
-      if (b == AddrBase::Mr) link(HandleKind::Mr, a.h);
-      if (b == AddrBase::Mw) link(HandleKind::Mw, a.h);
-    } else if (k == FieldKind::Rkey) {
-      const auto b = static_cast<RkeyBase>(a.tag);
-      if (b == RkeyBase::Mr) link(HandleKind::Mr, a.h);
-      if (b == RkeyBase::MwCur || b == RkeyBase::MwPrev) link(HandleKind::Mw, a.h);
-      if (b == RkeyBase::Raw) {  // the object the key's index names, if any
-        const uint32_t idx = a.h >> 8;
-        if (idx & kMwIndexBit) link(HandleKind::Mw, idx & ~kMwIndexBit);
-        else if (idx >= 1) link(HandleKind::Mr, idx - 1);
-      }
-    }
+  last_ = kNone;
+  switch (op.code) {
+#define MWC_LINK(kind, fname, mode, def, lo, hi) link<FieldKind::kind>(op.a[i++], first);
+#define OP(name, kind, summary) \
+  case OpCode::name: {          \
+    int i = 0;                  \
+    MWC_FIELDS_##name(MWC_LINK) \
+    (void)i;                    \
+    break;                      \
   }
-  if (mwb::kAnchorKind[static_cast<int>(op.code)] != HandleKind::Buf && first != kNone) ++ops_[first];
+    MWC_OPS(OP)
+#undef OP
+#undef MWC_LINK
+  }
+  if (first != kNone) ++ops_[first];  // ops led by a buffer name no other object
 }
 
 size_t Partition::feed(std::span<const uint8_t> rec) {
@@ -73,6 +90,28 @@ size_t Partition::feed(std::span<const uint8_t> rec) {
       mwb::decode_op(static_cast<OpCode>(code), rec.data() + i + 1, caps_, op_);
       add(op_);
     }
+    i += size;
+  }
+  return i;
+}
+
+void Partition::merge(Partition& other) {
+  for (uint32_t x = 0; x < parent_.size(); ++x) {
+    ops_[x] += other.ops_[x];
+    const uint32_t a = find(x), b = find(other.find(x));
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+}
+
+size_t Partition::cut(std::span<const uint8_t> rec, uint64_t at, uint64_t total, int n,
+                      std::vector<uint64_t>& starts) {
+  if (starts.empty()) starts.push_back(0);
+  size_t i = 0;
+  while (i < rec.size()) {
+    const size_t size = mwb::kRecordSize[mwb::kCodeOf[rec[i]]];
+    if (rec.size() - i < size) break;
+    const uint64_t next = total / static_cast<uint64_t>(n) * starts.size();
+    if (static_cast<int>(starts.size()) < n && at + i >= next) starts.push_back(at + i);
     i += size;
   }
   return i;

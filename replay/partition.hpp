@@ -22,6 +22,14 @@ class Partition {
   void add(const Op& op);
   // Notes every op of a span of whole records; returns the bytes used.
   size_t feed(std::span<const uint8_t> rec);
+  // Adds what another partition of the same trace noted (another piece).
+  void merge(Partition& other);
+  // Returns where, in whole records of `rec`, the pieces of a split into
+  // `n` about equal parts start (the first at 0), continuing from a
+  // previous call: `at` is the offset of rec in the whole and `total` its
+  // size. Returns the bytes used.
+  static size_t cut(std::span<const uint8_t> rec, uint64_t at, uint64_t total, int n,
+                    std::vector<uint64_t>& starts);
   // Assigns the components to at most `shards` shards, largest first onto
   // the least loaded; returns how many shards got work.
   int assign(int shards);
@@ -31,13 +39,17 @@ class Partition {
  private:
   uint32_t node(HandleKind k, uint32_t h) const { return base_[static_cast<int>(k)] + h; }
   uint32_t find(uint32_t x);
-  void unite(uint32_t a, uint32_t b);
+  template <FieldKind K>
+  void link(const Arg& a, uint32_t& first);
+  void link(HandleKind k, uint32_t h, uint32_t& first);
+  static constexpr uint32_t kNone = ~0u;
 
   Caps caps_;
   std::array<uint32_t, kHandleKinds> base_{};
   std::vector<uint32_t> parent_;
   std::vector<uint64_t> ops_;  // ops led by each node
   std::vector<uint8_t> owner_;
+  uint32_t last_ = kNone, root_ = kNone;  // the op's last linked node, and its root
   Op op_;
 };
 

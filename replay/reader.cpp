@@ -53,12 +53,28 @@ Reader::Reader(const std::string& path, size_t chunk) : path_(path), chunk_(chun
   strtab_ = static_cast<uint32_t>(mwb::detail::le(h + 28, 4));
   if (regular_) {
     const uint64_t body = static_cast<uint64_t>(st.st_size) - kMwbHeaderSize;
-    records_left_ = body - std::min<uint64_t>(strtab_, body);
+    records_ = records_left_ = body - std::min<uint64_t>(strtab_, body);
   }
 }
 
 Reader::~Reader() {
   if (own_fd_) ::close(fd_);
+}
+
+bool Reader::for_each_chunk(const std::function<size_t(std::span<const uint8_t>)>& feed,
+                            uint64_t begin, uint64_t end) {
+  if (!ok()) return false;
+  if (!regular_) {
+    error_ = path_ + ":1:1: error: cannot seek: not a regular file";
+    return false;
+  }
+  if (::lseek(fd_, static_cast<off_t>(kMwbHeaderSize + begin), SEEK_SET) < 0) {
+    error_ = path_ + ":1:1: error: cannot seek: " + std::strerror(errno);
+    return false;
+  }
+  end = std::min(end, records_);
+  records_left_ = end > begin ? end - begin : 0;
+  return for_each_chunk(feed);
 }
 
 bool Reader::for_each_chunk(const std::function<size_t(std::span<const uint8_t>)>& feed) {

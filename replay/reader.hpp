@@ -33,6 +33,12 @@ class Reader {
   // comes again at the front of the next span. A truncated last record is
   // dropped. Returns false after a read error (error() says which).
   bool for_each_chunk(const std::function<size_t(std::span<const uint8_t>)>& feed);
+  // The same over the record bytes [begin, end) of a regular file, begin
+  // being where a record starts.
+  bool for_each_chunk(const std::function<size_t(std::span<const uint8_t>)>& feed, uint64_t begin,
+                      uint64_t end);
+  // Returns the number of record bytes of a regular file.
+  uint64_t record_bytes() const { return records_; }
   // Returns the number of record bytes read so far.
   uint64_t bytes_read() const { return read_; }
 
@@ -40,6 +46,7 @@ class Reader {
   std::string path_, error_;
   int fd_ = -1;
   bool regular_ = false, own_fd_ = false;
+  uint64_t records_ = 0;       // regular files: record bytes in all
   uint64_t records_left_ = 0;  // regular files: record bytes still to read
   uint32_t strtab_ = 0;        // pipes: bytes held back at the end
   uint64_t read_ = 0;

@@ -8,12 +8,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 #include "refmodel/mwb_record.hpp"
 #include "replay/engine.hpp"
 #include "replay/gen.hpp"
-#include "replay/partition.hpp"
+#include "replay/replay.hpp"
 
 namespace mwc::replay {
 namespace {
@@ -82,6 +81,7 @@ void BM_ReadBytes(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * in.trace.bytes.size()));
 }
 
+// One engine on this thread, as `mwcheck replay` runs a file.
 void BM_Replay(benchmark::State& state) {
   const Input& in = input();
   const Profile verbs = profile(ProfileId::verbs);
@@ -97,32 +97,25 @@ void BM_Replay(benchmark::State& state) {
   report(state, in, seconds, 1);
 }
 
-// Sharding included: the partition pass, then one engine per thread.
+// Sharding included: the partition (in pieces, one per thread), then one
+// engine per shard, as `mwcheck replay --threads N` runs a file.
 void BM_ReplaySharded(benchmark::State& state) {
   const Input& in = input();
   const Profile verbs = profile(ProfileId::verbs);
-  const int threads = static_cast<int>(state.range(0));
+  const std::span<const uint8_t> all(in.trace.bytes);
+  const Source memory = [&](uint64_t begin, uint64_t end, const Feed& feed) {
+    feed(all.subspan(begin, end - begin));
+    return std::string();
+  };
   double seconds = 0;
   int shards = 1;
   for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    Partition part(in.trace.caps);
-    part.feed(in.trace.bytes);
-    shards = part.assign(threads);
-    std::vector<Engine> engines;
-    engines.reserve(static_cast<size_t>(shards));
-    for (int s = 0; s < shards; ++s) {
-      engines.emplace_back(verbs, kVerbs, in.trace.caps);
-      engines.back().set_filter(part.filter(s));
-    }
-    std::vector<std::thread> pool;
-    for (int s = 1; s < shards; ++s) pool.emplace_back([&, s] { engines[s].feed(in.trace.bytes); });
-    engines[0].feed(in.trace.bytes);
-    for (auto& t : pool) t.join();
-    Verdicts v;
-    for (auto& e : engines) v.merge(e.finish());
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (v.mismatches || v.checked != in.ops) state.SkipWithError("the replay did not pass");
+    const ReplayRun r = replay_sharded(memory, all.size(), in.trace.caps, verbs, kVerbs,
+                                       static_cast<int>(state.range(0)));
+    seconds += r.seconds;
+    shards = r.shards;
+    if (r.verdicts.mismatches || r.verdicts.checked != in.ops)
+      state.SkipWithError("the replay did not pass");
   }
   report(state, in, seconds, shards);
 }
