@@ -1,19 +1,48 @@
 #include "adapters/backend.hpp"
 
 #include "adapters/model_backend.hpp"
+#include "adapters/verbs/verbs_backend.hpp"
 
 namespace mwc {
+namespace {
 
-std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err) {
+std::unique_ptr<Backend> make_mutant(std::string_view spec, std::string_view name, std::string& err) {
+  const auto m = mutant_from_name(name);
+  if (!m) {
+    err = "unknown mutant '" + std::string(name) + "' in '" + std::string(spec) + "' (mutants:";
+    for (const auto& d : mutant_descs()) err += " " + std::string(d.name);
+    err += ")";
+    return nullptr;
+  }
+  const ProfileId base = mutant_descs()[static_cast<int>(*m) - 1].base;
+  return std::make_unique<ModelBackend>(profile(base), static_cast<int>(base), *m);
+}
+
+}  // namespace
+
+bool is_softroce(std::string_view spec) {
+  return spec == "device:softroce" || spec.starts_with("device:softroce:");
+}
+
+std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err,
+                                      const DeviceConfig& device) {
   std::string_view body = spec;
   if (const size_t colon = spec.find(':'); colon != std::string_view::npos) {
     const std::string_view kind = spec.substr(0, colon);
+    body = spec.substr(colon + 1);
+    if (kind == "mutant") return make_mutant(spec, body, err);
+    if (kind == "device") {
+      if (is_softroce(spec)) {
+        err = "'" + std::string(spec) + "' runs whole commands inside its VM, not as a backend here";
+        return nullptr;
+      }
+      return make_verbs_backend(body, device, err);
+    }
     if (kind != "profile") {
       err = "unknown backend '" + std::string(kind) + "' in '" + std::string(spec) +
-            "' (backends: profile:NAME)";
+            "' (backends: profile:NAME, mutant:NAME, device:NAME)";
       return nullptr;
     }
-    body = spec.substr(colon + 1);
   }
   auto p = parse_profile(body, err);
   if (!p) return nullptr;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "refmodel/mutant.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc {
@@ -16,9 +17,18 @@ TEST(Backend, SpecsNameProfilesAndKnobAdjustments) {
   auto b = make_backend("verbs+remote_range=mr_only", err);
   ASSERT_TRUE(b) << err;
   EXPECT_EQ(b->expectation_column(), -1);
-  EXPECT_FALSE(make_backend("device:mlx5_0", err));
+  EXPECT_FALSE(make_backend("nic:mlx5_0", err));
   EXPECT_NE(err.find("unknown backend"), std::string::npos);
   EXPECT_FALSE(make_backend("profile:nosuch", err));
+  // No such device on this machine (a build machine has none at all).
+  EXPECT_FALSE(make_backend("device:no_such_nic9", err));
+  EXPECT_NE(err.find("no ibverbs device named 'no_such_nic9'"), std::string::npos) << err;
+  EXPECT_FALSE(make_backend("device:softroce:6.12", err));
+  EXPECT_NE(err.find("inside its VM"), std::string::npos) << err;
+  DeviceConfig bad;
+  bad.inject = {"meltdown:001_resources_basic"};
+  EXPECT_FALSE(make_backend("device:rxe0", err, bad));
+  EXPECT_NE(err.find("bad fault"), std::string::npos) << err;
 }
 
 TEST(Backend, RunsAWholeTraceFromAFreshState) {
@@ -32,6 +42,26 @@ TEST(Backend, RunsAWholeTraceFromAFreshState) {
   b->run(t, out);  // again: same outcomes, nothing left over
   EXPECT_EQ(out[0].ret, Result::kOK);
   EXPECT_EQ(out[1].ret, Result::kSKIP);
+}
+
+}  // namespace
+}  // namespace mwc
+
+namespace mwc {
+namespace {
+
+TEST(Backend, MutantsRunOnTheProfileTheyCorrupt) {
+  std::string err;
+  for (const auto& d : mutant_descs()) {
+    auto b = make_backend("mutant:" + std::string(d.name), err);
+    ASSERT_TRUE(b) << err;
+    EXPECT_EQ(b->name(), "mutant:" + std::string(d.name));
+    EXPECT_EQ(b->expectation_column(), static_cast<int>(d.base));
+    ASSERT_TRUE(b->profile());
+    EXPECT_EQ(b->profile()->name, profile_descs()[static_cast<int>(d.base)].name);
+  }
+  EXPECT_FALSE(make_backend("mutant:nosuch", err));
+  EXPECT_NE(err.find("key_not_advanced"), std::string::npos);  // lists the mutants
 }
 
 }  // namespace

@@ -1,9 +1,15 @@
 #include "adapters/model_backend.hpp"
 
 namespace mwc {
+namespace {
+std::string backend_name(const Profile& p, Mutant m) {
+  if (m == Mutant::none) return "profile:" + p.name;
+  return "mutant:" + std::string(mutant_descs()[static_cast<int>(m) - 1].name);
+}
+}  // namespace
 
-ModelBackend::ModelBackend(Profile p, int column)
-    : model_(p), name_("profile:" + p.name), column_(column) {}
+ModelBackend::ModelBackend(Profile p, int column, Mutant mutant)
+    : model_(p, mutant), name_(backend_name(p, mutant)), column_(column) {}
 
 void ModelBackend::run(const Trace& t, std::vector<Outcome>& outcomes) {
   model_.reset(t.caps);

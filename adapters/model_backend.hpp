@@ -9,10 +9,12 @@ class ModelBackend final : public Backend {
  public:
   // `column` is the profile column of expectations (-1: a knob-adjusted
   // profile, which only fallback expectations apply to).
-  ModelBackend(Profile p, int column);
+  // `mutant` switches one real bug on; the backend is then "mutant:NAME".
+  ModelBackend(Profile p, int column, Mutant mutant = Mutant::none);
   const std::string& name() const override { return name_; }
   int expectation_column() const override { return column_; }
   void run(const Trace& t, std::vector<Outcome>& outcomes) override;
+  const Profile* profile() const override { return &model_.profile(); }
 
  private:
   Model model_;

@@ -15,7 +15,7 @@ bool responds(QpState s) {
 }
 }  // namespace
 
-Model::Model(Profile profile) : profile_(std::move(profile)) {}
+Model::Model(Profile profile, Mutant mutant) : profile_(std::move(profile)), mutant_(mutant) {}
 
 void Model::reset(const Caps& caps) {
   // assign() reuses capacity: a model that replays many traces of the same
@@ -124,7 +124,7 @@ Outcome Model::on_rdma_reg_write(const args::rdma_reg_write& a) {
 Outcome Model::dereg(uint32_t h) {
   Mr* m = live(mrs_, h);
   if (!m) return out(Rule::handle_live, Result::kSKIP);
-  if (m->bound) {
+  if (m->bound && mutant_ != Mutant::dereg_while_bound) {
     const uint8_t k = knob(Knob::dereg_bound);
     if (k == alt::dereg_bound::ebusy) return out(Rule::mr_dereg_bound, Result::kEBUSY);
     if (k == alt::dereg_bound::einval) return out(Rule::mr_dereg_bound, Result::kEINVAL);
@@ -144,7 +144,7 @@ Outcome Model::on_rereg_mr(const args::rereg_mr& a) {
   Mr* m = live(mrs_, a.h);
   if (!m) return out(Rule::handle_live, Result::kSKIP);
   if (a.flags == 0) return out(Rule::mr_rereg_flags, Result::kEINVAL);
-  if (m->bound) {
+  if (m->bound && mutant_ != Mutant::dereg_while_bound) {
     const uint8_t k = knob(Knob::dereg_bound);
     if (k == alt::dereg_bound::ebusy) return out(Rule::mr_dereg_bound, Result::kEBUSY);
     if (k == alt::dereg_bound::einval) return out(Rule::mr_dereg_bound, Result::kEINVAL);
@@ -310,7 +310,7 @@ Outcome Model::bind(const BindReq& r) {
   }
 
   // The new rkey: ibv_inc_rkey of the consumer's copy, or the WR's key byte.
-  uint64_t new_rkey = rules::inc_rkey<C>(w->cur);
+  uint64_t new_rkey = mutant_ == Mutant::key_not_advanced ? w->cur : rules::inc_rkey<C>(w->cur);
   if (r.api == BindApi::Wr) {
     const uint64_t byte = static_cast<KeyBase>(r.key.tag) == KeyBase::Rel ? w->cur + r.key.v : r.key.v;
     new_rkey = rules::with_key<C>(w->cur, byte);
@@ -335,6 +335,10 @@ Outcome Model::bind(const BindReq& r) {
     err = e;
   };
   const bool len = r.len != 0;
+  // The access the checks read: before 425e1c9018fd, the window's old one.
+  const uint32_t access = mutant_ == Mutant::access_before_set ? w->access : r.access;
+  const uint32_t atomic_seen = mutant_ == Mutant::access_partial ? ~acc::REMOTE_ATOMIC : ~0u;
+  const bool pd_checked = !(mutant_ == Mutant::wr_bind_no_pd && r.api == BindApi::Wr);
   if (w->type == 1 && r.api == BindApi::Wr &&
       knob(Knob::type1_bind_wr) == alt::type1_bind_wr::reject)
     f(Rule::bind_wr_type1, Result::kEINVAL);
@@ -349,18 +353,18 @@ Outcome Model::bind(const BindReq& r) {
   else if ((w->type == 2 || knob(Knob::bind_qp_pd) == alt::bind_qp_pd::always) &&
            q->pd != w->pd)
     f(Rule::bind_qp_pd, Result::kEPERM);
-  else if (len && m->pd != w->pd)
+  else if (len && m->pd != w->pd && pd_checked)
     f(Rule::bind_pd, Result::kEPERM);
-  else if (len && w->type == 1 && (r.access & acc::ZERO_BASED) &&
+  else if (len && w->type == 1 && (access & acc::ZERO_BASED) &&
            knob(Knob::zero_based_type1) == alt::zero_based_type1::reject)
     f(Rule::bind_zero_based_type1, Result::kEINVAL);
-  else if (len && !rules::mw_access_allowed<C>(r.access, knob(Knob::mw_access)))
+  else if (len && !rules::mw_access_allowed<C>(access, knob(Knob::mw_access)))
     f(Rule::bind_mw_access, Result::kEINVAL);
   else if (len && !rules::mr_allows_binding<C>(m->access))
     f(Rule::bind_mr_mw_bind, Result::kEACCES);
-  else if (len && !rules::mw_write_backed<C>(r.access, m->access))
+  else if (len && !rules::mw_write_backed<C>(access & atomic_seen, m->access))
     f(Rule::bind_local_write, Result::kEACCES);
-  else if (len && !rules::mw_read_backed<C>(r.access, m->access, knob(Knob::local_read)))
+  else if (len && !rules::mw_read_backed<C>(access, m->access, knob(Knob::local_read)))
     f(Rule::bind_local_read, Result::kEACCES);
   else if (len && !rules::window_in_mr<C>(addr, r.len, m->iova, m->len))
     f(Rule::bind_range, Result::kERANGE);
@@ -371,7 +375,9 @@ Outcome Model::bind(const BindReq& r) {
          Rule::bind_error_completion);
     q->state = QpState::kERR;
     update_at_post();
-    if (knob(Knob::failed_bind) == alt::failed_bind::destroy) unbind(*w);
+    if (knob(Knob::failed_bind) == alt::failed_bind::destroy ||
+        mutant_ == Mutant::failed_bind_destroys)
+      unbind(*w);
     return out(fail);
   }
 
@@ -420,7 +426,7 @@ Outcome Model::invalidate(uint32_t qp, uint32_t rkey) {
     fail = Rule::inv_state;
   else if (w->qp != qp && knob(Knob::type2_invalidator) == alt::type2_invalidator::bound_qp)
     fail = Rule::inv_qp;
-  if (fail == Rule::inv_ok) unbind(*w);
+  if (fail == Rule::inv_ok && mutant_ != Mutant::stale_rkey) unbind(*w);
   return out(fail);
 }
 
@@ -488,7 +494,9 @@ Outcome Model::remote(uint32_t qp, const Arg& rkey_ref, const Arg& addr_ref, uin
     else if (!m || !m->live || m->rkey(w->mr) != w->mr_rkey)
       fail = Rule::remote_mr_live;
     else if (!rules::remote_range_ok<C>(raddr, len, zb, w->addr, w->len, m->iova, m->len,
-                                        knob(Knob::remote_range)))
+                                        mutant_ == Mutant::range_mr_only
+                                            ? uint8_t{alt::remote_range::mr_only}
+                                            : knob(Knob::remote_range)))
       fail = Rule::remote_range;
     else if (atomic && !rules::atomic_aligned<C>(rules::translate<C>(raddr, zb, w->addr)))
       fail = Rule::remote_atomic_align, st = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
@@ -583,7 +591,10 @@ const char* Model::check_invariants() const {
       continue;
     }
     ++bound[w.mr];
-    if (!rules::window_in_mr<C>(w.addr, w.len, m.iova, m.len)) return "a window lies outside its MR";
+    // Where rereg_mr is allowed on a bound MR, the MR may move under its windows.
+    if (!rules::window_in_mr<C>(w.addr, w.len, m.iova, m.len) &&
+        profile_[Knob::dereg_bound] != alt::dereg_bound::allowed)
+      return "a window lies outside its MR";
   }
   for (uint32_t h = 0; h < mrs_.size(); ++h) {
     if (!mrs_[h].live) continue;

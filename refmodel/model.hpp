@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "refmodel/mutant.hpp"
 #include "refmodel/op.hpp"
 #include "refmodel/outcome.hpp"
 #include "refmodel/profile.hpp"
@@ -27,7 +28,8 @@ inline constexpr int kMaxDepth = 64;
 
 class Model {
  public:
-  explicit Model(Profile profile);
+  // `mutant` switches one real bug on (mutants.def); none costs nothing.
+  explicit Model(Profile profile, Mutant mutant = Mutant::none);
 
   // Clears all state and sizes the tables for a trace's caps. Allocates.
   void reset(const Caps& caps);
@@ -35,6 +37,7 @@ class Model {
   Outcome step(const Op& op);
 
   const Profile& profile() const { return profile_; }
+  Mutant mutant() const { return mutant_; }
 
   // Invariants a property test or fuzzer checks after every op; returns the
   // first broken one's description, or nullptr.
@@ -124,6 +127,7 @@ class Model {
   }
 
   Profile profile_;
+  Mutant mutant_;
   uint32_t consulted_ = 0;
   std::vector<Buf> bufs_;
   std::vector<Pd> pds_;
