@@ -11,6 +11,7 @@
 #include "adapters/model_backend.hpp"
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/test_util.hpp"
+#include "replay/gen.hpp"
 #include "replay/replay.hpp"
 
 namespace mwc::replay {
@@ -133,12 +134,34 @@ TEST(Engine, ShardedReplayDecidesAsOneThread) {
   }
 }
 
+// A generated trace splits by PD: two shards, the verdicts of one thread,
+// and under a knob-adjusted profile the same mismatches in the same order.
+TEST(Engine, GeneratedTracesSplitIntoShards) {
+  const fs::path path = fs::temp_directory_path() / "mwcheck_engine_test_gen.mwb";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_TRUE(f);
+  GenOptions o;
+  o.ops = 20000;
+  o.pds = 5, o.mrs_per_pd = 8, o.mws_per_pd = 32, o.qps_per_pd = 2;
+  EXPECT_EQ(generate(o, *binary_sink(f)), "");
+  std::fclose(f);
+  for (const auto& [spec, column] : {std::pair{"mlx5", 4}, {"verbs+dereg_bound=allowed", -1}}) {
+    const ReplayRun one = replay_file(path, parse(spec), column, 1);
+    const ReplayRun two = replay_file(path, parse(spec), column, 2);
+    ASSERT_EQ(two.error, "");
+    EXPECT_EQ(two.shards, 2);
+    EXPECT_EQ(one.verdicts.ops, 20000u);
+    expect_same(two.verdicts, one.verdicts, spec);
+  }
+}
+
 // A pipe cannot be read twice and does not say where the string table
 // starts: the reader holds back as many bytes as the header says it has.
 TEST(Engine, PipesStreamWithTheStringTableHeldBack) {
   const fs::path fifo = fs::temp_directory_path() / "mwcheck_engine_test_fifo";
   fs::remove(fifo);
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  int piped_traces = 0;
   for (const auto& f : testing::corpus_files()) {
     const Trace t = testing::parse_or_fail(testing::read_file(f));
     if (t.comments.empty()) continue;  // only traces with a string table
@@ -153,8 +176,10 @@ TEST(Engine, PipesStreamWithTheStringTableHeldBack) {
     ModelBackend(profile(ProfileId::rxe), 3).run(t, outs);
     ASSERT_EQ(piped.error, "");
     expect_same(piped.verdicts, run_verdicts(t, outs, 3), f.string() + " through a pipe");
+    ++piped_traces;
   }
   fs::remove(fifo);
+  EXPECT_GE(piped_traces, 20);
 }
 
 TEST(Engine, BadFilesSayWhy) {
