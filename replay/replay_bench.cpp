@@ -2,8 +2,9 @@
 // against the time it takes merely to read the same bytes. Ops/s are
 // Google Benchmark's items_per_second (mean wall time); on a shared machine
 // the best iteration says more: `best_Mops` is ops/s of the fastest
-// iteration and `x_read` its time over the fastest read of the bytes. The trace is in memory, so the figures are the engine's, not the
-// disk's. MWCHECK_BENCH_OPS sets the trace length (default 4M ops); measure with
+// iteration and `x_read` its time over the fastest read of the bytes. The
+// trace is in memory, so the figures are the engine's, not the disk's.
+// MWCHECK_BENCH_OPS sets the trace length (default 4M ops); measure with
 // --benchmark_min_time=2 or more.
 #include <benchmark/benchmark.h>
 
