@@ -84,7 +84,7 @@ bool Reader::for_each_chunk(const std::function<size_t(std::span<const uint8_t>)
   bool eof = false;
   while (!eof) {
     // Keep the unused tail, then fill up to one chunk more.
-    std::memmove(buf_.data(), buf_.data() + lo, hi - lo);
+    if (lo) std::memmove(buf_.data(), buf_.data() + lo, hi - lo);
     hi -= lo;
     lo = 0;
     size_t want = chunk_;
