@@ -37,7 +37,9 @@ struct ShardFilter {
   uint8_t me = 0;
 };
 
-class Engine {
+// Cache-line aligned: engines of a sharded replay sit side by side and each
+// writes its state every op.
+class alignas(64) Engine {
  public:
   // `column` is the profile column of the expectations to check (-1: the
   // fallback clauses only, for a knob-adjusted profile).

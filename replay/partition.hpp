@@ -15,7 +15,8 @@
 
 namespace mwc::replay {
 
-class Partition {
+// Cache-line aligned: the pieces of a partition are built side by side.
+class alignas(64) Partition {
  public:
   explicit Partition(const Caps& caps);
   // Notes the objects one op names together.
