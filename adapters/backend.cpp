@@ -1,7 +1,9 @@
 #include "adapters/backend.hpp"
 
 #include "adapters/model_backend.hpp"
+#ifndef MWCHECK_NO_DEVICES
 #include "adapters/verbs/verbs_backend.hpp"
+#endif
 
 namespace mwc {
 namespace {
@@ -32,11 +34,17 @@ std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err,
     body = spec.substr(colon + 1);
     if (kind == "mutant") return make_mutant(spec, body, err);
     if (kind == "device") {
+#ifdef MWCHECK_NO_DEVICES
+      (void)device;
+      err = "this build of mwcheck has no device support";
+      return nullptr;
+#else
       if (is_softroce(spec)) {
         err = "'" + std::string(spec) + "' runs whole commands inside its VM, not as a backend here";
         return nullptr;
       }
       return make_verbs_backend(body, device, err);
+#endif
     }
     if (kind != "profile") {
       err = "unknown backend '" + std::string(kind) + "' in '" + std::string(spec) +

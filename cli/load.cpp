@@ -1,6 +1,8 @@
 #include "cli/load.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -67,6 +69,36 @@ bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
 std::string where(const std::string& path, const Trace& t, size_t i) {
   if (i < t.lines.size()) return fmt::format("{}:{}", path, t.lines[i]);
   return fmt::format("{}:op {}", path, i + 1);
+}
+
+}  // namespace mwc::cli
+
+namespace mwc::cli {
+
+int load_corpus(const std::string& dir, std::vector<std::string>& paths,
+                std::vector<Trace>& traces, std::ostream& err) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".mwt" || it->path().extension() == ".mwb") files.push_back(it->path());
+  if (ec || files.empty()) {
+    err << fmt::format("{}:1:1: error: no conformance traces here{}\n", dir,
+                       ec ? ": " + ec.message() : "");
+    return 2;
+  }
+  std::sort(files.begin(), files.end());
+  int status = 0;
+  for (const auto& f : files) {
+    auto t = load_trace(f.string(), err);
+    if (!t) {
+      status = 2;
+      continue;
+    }
+    paths.push_back(f.string());
+    traces.push_back(std::move(*t));
+  }
+  return status;
 }
 
 }  // namespace mwc::cli
