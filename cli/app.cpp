@@ -88,6 +88,36 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 "Write the distinguishing and counterexample traces (.mwt) into this folder");
 #endif
 
+  ReplayOptions replay;
+  auto* rp = app.add_subcommand("replay", "Replay binary traces fast on the model; check every op");
+  rp->add_option("--profile,-p", replay.profile, "Profile, optionally +knob=alternative...")
+      ->capture_default_str();
+  rp->add_option("--threads,-j", replay.threads, "Threads (shards of independent objects)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  rp->add_flag("--quiet,-q", replay.quiet, "Print no throughput figures");
+  rp->add_option("files", replay.files, "Binary traces (.mwb; - for standard input)")->required();
+
+  GenOptions gen;
+  auto* g = app.add_subcommand("gen", "Generate a large realistic trace (deterministic)");
+  g->add_option("--ops,-n", gen.gen.ops, "Number of ops")->capture_default_str();
+  g->add_option("--seed,-s", gen.gen.seed, "Seed")->capture_default_str();
+  g->add_option("--mix", gen.gen.mix, std::string("Op weights OP=W,... over the default ") +
+                                          replay::kDefaultMix);
+  g->add_option("--pds", gen.gen.pds, "PDs (each with its buffer, MRs, windows, QPs)")
+      ->capture_default_str();
+  g->add_option("--mrs", gen.gen.mrs_per_pd, "MRs per PD")->capture_default_str();
+  g->add_option("--mws", gen.gen.mws_per_pd, "Windows per PD")->capture_default_str();
+  g->add_option("--qps", gen.gen.qps_per_pd, "QPs per PD")->capture_default_str();
+  g->add_option("--errors", gen.gen.error_permille, "Ops made to fail, per mille")
+      ->capture_default_str();
+  g->add_option("--expect", gen.gen.expect,
+                "Expected outcomes: all (every profile), none, or a profile")
+      ->capture_default_str();
+  g->add_flag("--binary", gen.binary, "Write .mwb whatever the file name");
+  g->add_option("-o,--output", gen.out, "Output: .mwb for binary, else text; - for standard output")
+      ->required();
+
   std::vector<const char*> argv{"mwcheck"};
   for (const auto& a : args) argv.push_back(a.c_str());
   try {
@@ -103,6 +133,8 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (*d) return cmd_diff(diff, out, err);
   if (*p) return cmd_profiles(profiles, out, err);
   if (*c) return cmd_convert(convert, out, err);
+  if (*rp) return cmd_replay(replay, out, err);
+  if (*g) return cmd_gen(gen, out, err);
 #ifdef MWCHECK_HAVE_PROVE
   if (*v) return cmd_prove(prove, out, err);
 #endif

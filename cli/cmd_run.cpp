@@ -6,6 +6,7 @@
 #include "cli/guest.hpp"
 #include "cli/commands.hpp"
 #include "cli/load.hpp"
+#include "cli/report.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::cli {
@@ -47,9 +48,8 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       if (!p || matches(*p, outcomes[i])) continue;
       ++mismatches;
       if (o.check)
-        err << fmt::format("{}: mismatch under {}: {} => {}, expected {} (rule {})\n",
-                           where(path, *t, i), backend->name(), op_to_text(t->ops[i]),
-                           to_text(outcomes[i]), to_text(*p), rule_desc(outcomes[i].rule).id);
+        err << mismatch_line(where(path, *t, i), backend->name(), op_to_text(t->ops[i]),
+                             to_text(outcomes[i]), to_text(*p), rule_desc(outcomes[i].rule).id);
     }
   }
   if (status == kExitOk && o.check && mismatches) status = kExitFail;

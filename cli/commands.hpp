@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "adapters/backend.hpp"
+#include "replay/gen.hpp"
 
 namespace mwc::cli {
 
@@ -54,5 +55,20 @@ struct ProveOptions {
   std::string witness_dir;
 };
 int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err);
+
+struct ReplayOptions {
+  std::string profile = "verbs";
+  int threads = 1;
+  bool quiet = false;  // no throughput figures
+  std::vector<std::string> files;
+};
+int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err);
+
+struct GenOptions {
+  replay::GenOptions gen;
+  std::string out;
+  bool binary = false;  // binary even without the .mwb extension (for "-")
+};
+int cmd_gen(const GenOptions& o, std::ostream& out, std::ostream& err);
 
 }  // namespace mwc::cli

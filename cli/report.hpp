@@ -36,6 +36,11 @@ struct ConformResult {
 
 // Returns `s` with the characters XML and HTML give meaning escaped.
 std::string xml_escape(std::string_view s);
+// Returns the line `run --check` and `replay` print for a mismatch.
+std::string mismatch_line(const std::string& where, const std::string& who, const std::string& op,
+                          const std::string& observed, const std::string& expected,
+                          std::string_view rule);
+
 // Each writes one report; returns false if the file cannot be written.
 bool write_json(const ConformResult& r, const std::string& path);
 bool write_junit(const ConformResult& r, const std::string& path);

@@ -3,47 +3,22 @@
 #include <algorithm>
 #include <cstring>
 
+#include "refmodel/mwb_record.hpp"
 #include "refmodel/vocab.hpp"
 
 namespace mwc {
 namespace {
 
-constexpr uint8_t kExpectCode = kOpCount;
-constexpr uint8_t kCommentCode = kOpCount + 1;
-constexpr int kCodeCount = kOpCount + 2;
-constexpr size_t kExpectSize = 1 + 6;
-constexpr size_t kCommentSize = 1 + 9;
-constexpr uint8_t kAny = 0xff;
+using mwb::kCommentCode;
+using mwb::kCommentSize;
+using mwb::kExpectCode;
+using mwb::kExpectSize;
 
-size_t kind_size(FieldKind k) {
-  if (is_handle(k)) return 4;
-  switch (k) {
-    case FieldKind::U64: return 8;
-    case FieldKind::Access:
-    case FieldKind::SendFlags:
-    case FieldKind::ReregFlags: return 4;
-    case FieldKind::QpType:
-    case FieldKind::QpState: return 1;
-    case FieldKind::Addr: return 13;
-    case FieldKind::Rkey: return 6;
-    case FieldKind::Key: return 2;
-    default: return 0;
-  }
+void put(std::vector<uint8_t>& out, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
-struct Writer {
-  std::vector<uint8_t> out;
-  void u8(uint64_t v) { out.push_back(static_cast<uint8_t>(v)); }
-  void le(uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  }
-};
-
-uint64_t rd(const uint8_t* p, int n) {
-  uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v |= uint64_t{p[i]} << (8 * i);
-  return v;
-}
+uint64_t rd(const uint8_t* p, int n) { return mwb::detail::le(p, n); }
 
 int index_of(std::span<const NamedValue> t, uint64_t v) {
   for (size_t i = 0; i < t.size(); ++i)
@@ -51,79 +26,76 @@ int index_of(std::span<const NamedValue> t, uint64_t v) {
   return 0;
 }
 
-// Reduces v into [lo, hi]; values already inside stay as they are.
-uint64_t reduce(uint64_t v, uint64_t lo, uint64_t hi) {
-  if (v >= lo && v <= hi) return v;
-  const uint64_t span = hi - lo;
-  return span == ~uint64_t{0} ? v : lo + v % (span + 1);
-}
-
-uint32_t reduce_handle(uint64_t v, HandleKind k, const Caps& caps) {
-  return static_cast<uint32_t>(v % caps[static_cast<int>(k)]);
-}
-
 }  // namespace
 
-size_t record_size(OpCode c) {
-  size_t n = 1;
-  for (const auto& f : op_desc(c).fields) n += kind_size(f.kind);
-  return n;
+namespace mwb {
+
+void encode_header(const Caps& caps, uint32_t strtab, std::vector<uint8_t>& out) {
+  out.insert(out.end(), {'M', 'W', 'T', 'B'});
+  put(out, kMwbVersion, 2);
+  put(out, 0, 2);
+  for (uint32_t c : caps) put(out, c, 4);
+  put(out, strtab, 4);
 }
 
+void encode_op(const Op& op, std::vector<uint8_t>& out) {
+  const auto& d = op_desc(op.code);
+  out.push_back(static_cast<uint8_t>(op.code));
+  for (size_t f = 0; f < d.fields.size(); ++f) {
+    const Arg& a = op.a[f];
+    const FieldKind k = d.fields[f].kind;
+    if (is_handle(k)) put(out, a.h, 4);
+    else if (k == FieldKind::U64) put(out, a.v, 8);
+    else if (k == FieldKind::QpType) put(out, index_of(qp_type_names(), a.v), 1);
+    else if (k == FieldKind::QpState) put(out, a.v, 1);
+    else if (k == FieldKind::Addr) put(out, a.tag, 1), put(out, a.h, 4), put(out, a.v, 8);
+    else if (k == FieldKind::Rkey) put(out, a.tag, 1), put(out, a.h, 4), put(out, a.v, 1);
+    else if (k == FieldKind::Key) put(out, a.tag, 1), put(out, a.v, 1);
+    else put(out, a.v, 4);
+  }
+}
+
+void encode_expect(const Expectation& e, std::vector<uint8_t>& out) {
+  const Pattern& p = e.pattern;
+  out.push_back(kExpectCode);
+  out.push_back(static_cast<uint8_t>((e.fallback ? 0x80 : 0) | e.profiles));
+  out.push_back(p.ret ? static_cast<uint8_t>(*p.ret) : kAny);
+  out.push_back(p.wc ? static_cast<uint8_t>(*p.wc) : kAny);
+  out.push_back(p.wc_op ? static_cast<uint8_t>(*p.wc_op) : kAny);
+  put(out, p.key ? static_cast<uint16_t>(*p.key) : 0xffff, 2);
+}
+
+}  // namespace mwb
+
+size_t record_size(OpCode c) { return mwb::kRecordSize[static_cast<int>(c)]; }
+
 std::vector<uint8_t> encode_mwb(const Trace& t) {
-  Writer w;
+  std::vector<uint8_t> out;
   std::string strings;
-  w.out.insert(w.out.end(), {'M', 'W', 'T', 'B'});
-  w.le(kMwbVersion, 2);
-  w.le(0, 2);
-  for (uint32_t c : t.caps) w.le(c, 4);
-  const size_t strtab_at = w.out.size();
-  w.le(0, 4);
+  mwb::encode_header(t.caps, 0, out);
+  const size_t strtab_at = out.size() - 4;
   size_t ci = 0, ei = 0;
   const auto comment = [&](const Comment& c) {
-    w.u8(kCommentCode);
-    w.u8(c.end_of_line);
-    w.le(strings.size(), 4);
-    w.le(c.text.size(), 4);
+    out.push_back(kCommentCode);
+    out.push_back(c.end_of_line);
+    put(out, strings.size(), 4);
+    put(out, c.text.size(), 4);
     strings += c.text;
   };
   for (uint32_t i = 0; i <= t.ops.size(); ++i) {
     for (; ci < t.comments.size() && t.comments[ci].op == i && !t.comments[ci].end_of_line; ++ci)
       comment(t.comments[ci]);
     if (i == t.ops.size()) break;
-    const Op& op = t.ops[i];
-    const auto& d = op_desc(op.code);
-    w.u8(static_cast<uint8_t>(op.code));
-    for (size_t f = 0; f < d.fields.size(); ++f) {
-      const Arg& a = op.a[f];
-      const FieldKind k = d.fields[f].kind;
-      if (is_handle(k)) w.le(a.h, 4);
-      else if (k == FieldKind::U64) w.le(a.v, 8);
-      else if (k == FieldKind::QpType) w.u8(index_of(qp_type_names(), a.v));
-      else if (k == FieldKind::QpState) w.u8(a.v);
-      else if (k == FieldKind::Addr) w.u8(a.tag), w.le(a.h, 4), w.le(a.v, 8);
-      else if (k == FieldKind::Rkey) w.u8(a.tag), w.le(a.h, 4), w.u8(a.v);
-      else if (k == FieldKind::Key) w.u8(a.tag), w.u8(a.v);
-      else w.le(a.v, 4);
-    }
-    for (; ei < t.expects.size() && t.expects[ei].op == i; ++ei) {
-      const Expectation& e = t.expects[ei];
-      const Pattern& p = e.pattern;
-      w.u8(kExpectCode);
-      w.u8((e.fallback ? 0x80 : 0) | e.profiles);
-      w.u8(p.ret ? static_cast<uint8_t>(*p.ret) : kAny);
-      w.u8(p.wc ? static_cast<uint8_t>(*p.wc) : kAny);
-      w.u8(p.wc_op ? static_cast<uint8_t>(*p.wc_op) : kAny);
-      w.le(p.key ? static_cast<uint16_t>(*p.key) : 0xffff, 2);
-    }
+    mwb::encode_op(t.ops[i], out);
+    for (; ei < t.expects.size() && t.expects[ei].op == i; ++ei) mwb::encode_expect(t.expects[ei], out);
     for (; ci < t.comments.size() && t.comments[ci].op == i && t.comments[ci].end_of_line; ++ci)
       comment(t.comments[ci]);
   }
   for (; ci < t.comments.size(); ++ci) comment(t.comments[ci]);
   const uint32_t n = static_cast<uint32_t>(strings.size());
-  std::memcpy(w.out.data() + strtab_at, &n, 4);  // little-endian hosts only
-  w.out.insert(w.out.end(), strings.begin(), strings.end());
-  return std::move(w.out);
+  std::memcpy(out.data() + strtab_at, &n, 4);  // little-endian hosts only
+  out.insert(out.end(), strings.begin(), strings.end());
+  return out;
 }
 
 Trace decode_records(std::span<const uint8_t> rec, const Caps& caps,
@@ -131,43 +103,25 @@ Trace decode_records(std::span<const uint8_t> rec, const Caps& caps,
   Trace t;
   t.caps = caps;
   for (int k = 0; k < kHandleKinds; ++k) t.caps[k] = std::clamp(caps[k], 1u, kMaxCap[k]);
-  const size_t nres = result_names().size(), nwc = wc_status_names().size(),
-               nop = wc_opcode_names().size(), nstates = qp_state_names().size(),
-               ntypes = qp_type_names().size();
   size_t i = 0;
   while (i < rec.size()) {
-    const int code = rec[i] % kCodeCount;
+    const int code = mwb::kCodeOf[rec[i]];
     const uint8_t* p = rec.data() + i + 1;
-    const size_t left = rec.size() - i - 1;
+    if (rec.size() - i < mwb::kRecordSize[code]) break;  // a truncated last record
+    i += mwb::kRecordSize[code];
     if (code == kExpectCode) {
-      if (left < kExpectSize - 1) break;
-      i += kExpectSize;
       if (t.ops.empty()) continue;
       Expectation e;
-      e.op = static_cast<uint32_t>(t.ops.size() - 1);
-      e.fallback = (p[0] & 0x80) != 0;
-      e.profiles = e.fallback ? 0 : static_cast<uint8_t>(p[0] & ((1u << kProfileCount) - 1));
-      if (!e.fallback && e.profiles == 0) continue;
-      if (p[1] != kAny) e.pattern.ret = static_cast<Result>(p[1] % nres);
-      if (p[2] != kAny && p[2] % nwc != 0) e.pattern.wc = static_cast<WcStatus>(p[2] % nwc);
-      if (p[3] != kAny && p[3] % nop != 0) e.pattern.wc_op = static_cast<WcOpcode>(p[3] % nop);
-      if (const auto k = rd(p + 4, 2); k != 0xffff) e.pattern.key = static_cast<int16_t>(k % 256);
-      if (e.pattern.wc && !e.pattern.ret) e.pattern.ret = Result::kOK;
-      // One clause per profile, one fallback: a later duplicate is dropped.
-      bool dup = false;
-      for (const auto& o : t.expects)
-        if (o.op == e.op && (o.fallback ? e.fallback : (o.profiles & e.profiles) != 0)) dup = true;
-      if (dup) continue;
-      // The fallback clause comes first, as the text form prints it.
+      if (!mwb::decode_expect(p, static_cast<uint32_t>(t.ops.size() - 1), e)) continue;
       auto at = t.expects.end();
-      if (e.fallback)
-        while (at != t.expects.begin() && (at - 1)->op == e.op) --at;
+      while (at != t.expects.begin() && (at - 1)->op == e.op) --at;
+      if (!mwb::expectation_kept({at, t.expects.end()}, e)) continue;
+      // The fallback clause comes first, as the text form prints it.
+      if (!e.fallback) at = t.expects.end();
       t.expects.insert(at, e);
       continue;
     }
     if (code == kCommentCode) {
-      if (left < kCommentSize - 1) break;
-      i += kCommentSize;
       const uint64_t off = rd(p + 1, 4), len = rd(p + 5, 4);
       std::string text;
       if (off < strings.size()) {
@@ -183,56 +137,8 @@ Trace decode_records(std::span<const uint8_t> rec, const Caps& caps,
       t.comments.push_back(Comment{static_cast<uint32_t>(t.ops.size() - (eol ? 1 : 0)), eol, text});
       continue;
     }
-    const auto oc = static_cast<OpCode>(code);
-    const size_t size = record_size(oc);
-    if (left < size - 1) break;
-    i += size;
-    Op op = default_op(oc);
-    const auto& d = op_desc(oc);
-    for (size_t f = 0; f < d.fields.size(); ++f) {
-      const FieldDesc& fd = d.fields[f];
-      Arg& a = op.a[f];
-      const FieldKind k = fd.kind;
-      if (is_handle(k)) {
-        const uint64_t v = rd(p, 4);
-        a.h = (v == kNoHandle && fd.mode == FieldMode::Opt) ? kNoHandle
-                                                              : reduce_handle(v, handle_kind(k), t.caps);
-      } else if (k == FieldKind::U64) {
-        a.v = reduce(rd(p, 8), fd.lo, fd.hi);
-      } else if (k == FieldKind::QpType) {
-        a.v = qp_type_names()[p[0] % ntypes].value;
-      } else if (k == FieldKind::QpState) {
-        a.v = p[0] % nstates;
-      } else if (k == FieldKind::Addr) {
-        a.tag = p[0] % 4;
-        const auto base = static_cast<AddrBase>(a.tag);
-        const HandleKind hk = base == AddrBase::Buf ? HandleKind::Buf
-                              : base == AddrBase::Mr ? HandleKind::Mr : HandleKind::Mw;
-        a.h = base == AddrBase::Raw ? kNoHandle : reduce_handle(rd(p + 1, 4), hk, t.caps);
-        a.v = rd(p + 5, 8);
-      } else if (k == FieldKind::Rkey) {
-        a.tag = p[0] % 4;
-        const auto base = static_cast<RkeyBase>(a.tag);
-        const uint64_t h = rd(p + 1, 4);
-        if (base == RkeyBase::Raw) {
-          a.h = static_cast<uint32_t>(h);
-          a.v = 0;
-        } else {
-          a.h = reduce_handle(h, base == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw, t.caps);
-          a.v = p[5];
-        }
-      } else if (k == FieldKind::Key) {
-        a.tag = p[0] % 2;
-        a.v = p[1];
-      } else {
-        const auto table = k == FieldKind::Access      ? access_flag_names()
-                           : k == FieldKind::SendFlags ? send_flag_names()
-                                                       : rereg_flag_names();
-        a.v = rd(p, 4) & all_bits(table);
-      }
-      p += kind_size(k);
-    }
-    t.ops.push_back(op);
+    Op& op = t.ops.emplace_back(default_op(static_cast<OpCode>(code)));
+    mwb::decode_op(static_cast<OpCode>(code), p, t.caps, op);
   }
   return t;
 }

@@ -41,7 +41,7 @@ Outcome Model::step(const Op& op) {
 
 // ---- addresses and keys ------------------------------------------------
 
-uint64_t Model::resolve(const Arg& a) const {
+inline uint64_t Model::resolve(const Arg& a) const {
   switch (static_cast<AddrBase>(a.tag)) {
     case AddrBase::Raw: return a.v;
     case AddrBase::Buf: return buf_va(a.h) + a.v;
@@ -55,7 +55,7 @@ uint64_t Model::resolve(const Arg& a) const {
   return a.v;
 }
 
-uint32_t Model::resolve_rkey(const Arg& r) const {
+inline uint32_t Model::resolve_rkey(const Arg& r) const {
   uint32_t base = 0;
   switch (static_cast<RkeyBase>(r.tag)) {
     case RkeyBase::Raw: return r.h;

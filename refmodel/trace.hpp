@@ -1,5 +1,6 @@
 // A trace: the unit every part of mwcheck exchanges.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -52,8 +53,11 @@ struct Trace {
 // none) takes the fallback clause.
 inline const Pattern* expected(const Trace& t, uint32_t i, int col) {
   const Pattern* fallback = nullptr;
-  for (const auto& e : t.expects) {
-    if (e.op != i) continue;
+  // expects is sorted by op: start at op i's first clause.
+  const auto first = std::lower_bound(t.expects.begin(), t.expects.end(), i,
+                                      [](const Expectation& e, uint32_t op) { return e.op < op; });
+  for (auto it = first; it != t.expects.end() && it->op == i; ++it) {
+    const Expectation& e = *it;
     if (!e.fallback && col >= 0 && (e.profiles >> col) & 1) return &e.pattern;
     if (e.fallback) fallback = &e.pattern;
   }

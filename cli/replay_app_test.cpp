@@ -1,0 +1,143 @@
+// mwcheck replay and mwcheck gen, driven as the program is.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "cli/app.hpp"
+
+namespace mwc::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct Ran {
+  int status;
+  std::string out, err;
+};
+Ran mwcheck(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int status = run_app(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("mwcheck_replay_app_test_" + name)).string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> corpus_files() {
+  const char* src = std::getenv("MWCHECK_SOURCE_DIR");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(fs::path(src ? src : ".") / "corpus" / "conformance"))
+    if (e.path().extension() == ".mwt") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Returns the lines of `text` that contain `what`.
+std::vector<std::string> lines_with(const std::string& text, const std::string& what) {
+  std::vector<std::string> r;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (l.find(what) != std::string::npos) r.push_back(l);
+  return r;
+}
+
+// The corpus, converted to .mwb, through replay and through run --check:
+// the same mismatches, line for line, and the same exit status, under every
+// profile and two knob-adjusted ones (which do mismatch).
+TEST(ReplayApp, CorpusVerdictsAreRunsVerdicts) {
+  const auto files = corpus_files();
+  ASSERT_GE(files.size(), 40u);
+  std::vector<std::string> mwbs;
+  for (const auto& f : files) {
+    mwbs.push_back(temp(fs::path(f).stem().string() + ".mwb"));
+    ASSERT_EQ(mwcheck({"convert", f, mwbs.back()}).status, 0) << f;
+  }
+  size_t mismatches = 0;
+  for (const std::string profile :
+       {"ibta", "verbs", "det", "rxe", "mlx5", "verbs+remote_range=mr_only", "rxe+bind_errors=immediate"}) {
+    std::vector<std::string> run_args{"run", "--check", "--quiet", "--profile", profile};
+    std::vector<std::string> replay_args{"replay", "--quiet", "--profile", profile};
+    run_args.insert(run_args.end(), mwbs.begin(), mwbs.end());
+    replay_args.insert(replay_args.end(), mwbs.begin(), mwbs.end());
+    const Ran run = mwcheck(run_args);
+    for (const std::string threads : {"1", "2"}) {
+      auto args = replay_args;
+      args.insert(args.begin() + 1, {"--threads", threads});
+      const Ran replay = mwcheck(args);
+      EXPECT_EQ(replay.status, run.status) << profile << replay.err;
+      EXPECT_EQ(lines_with(replay.out, ": mismatch under "), lines_with(run.err, ": mismatch under "))
+          << profile;
+      EXPECT_EQ(lines_with(replay.out, " ops, ").size(), files.size());
+      EXPECT_EQ(replay.err, "");
+    }
+    mismatches += lines_with(run.err, ": mismatch under ").size();
+  }
+  EXPECT_GT(mismatches, 0u);
+}
+
+TEST(ReplayApp, BadInputExitsTwoNamingTheFile) {
+  const Ran missing = mwcheck({"replay", "/nonexistent/x.mwb"});
+  EXPECT_EQ(missing.status, kExitBadInput);
+  EXPECT_NE(missing.err.find("/nonexistent/x.mwb:1:1: error: cannot open"), std::string::npos);
+  const std::string text = temp("text.mwb");
+  std::ofstream(text) << "alloc_pd p0\nalloc_pd p1\nalloc_pd p2\nalloc_pd p3\n";
+  const Ran r = mwcheck({"replay", text});
+  EXPECT_EQ(r.status, kExitBadInput);
+  EXPECT_NE(r.err.find(text + ":1:1: error: not an mwcheck binary trace"), std::string::npos) << r.err;
+  EXPECT_EQ(mwcheck({"replay", "--profile", "nosuch", text}).status, kExitBadInput);
+  EXPECT_EQ(mwcheck({"replay", "--threads", "0", text}).status, kExitBadInput);
+  EXPECT_EQ(mwcheck({"gen", "--mix", "peer_write=x", "-o", temp("x.mwb")}).status, kExitBadInput);
+  EXPECT_EQ(mwcheck({"gen", "--mix", "nosuch=1", "-o", temp("x.mwb")}).status, kExitBadInput);
+  EXPECT_EQ(mwcheck({"gen", "--expect", "nosuch", "-o", temp("x.mwb")}).status, kExitBadInput);
+  EXPECT_EQ(mwcheck({"gen", "-o", "/nonexistent/x.mwb"}).status, kExitBadInput);
+}
+
+TEST(ReplayApp, GenIsDeterministicAndItsTracesPassEveryProfile) {
+  const std::string a = temp("gen_a.mwb"), b = temp("gen_b.mwb"), c = temp("gen_c.mwb");
+  const std::vector<std::string> small{"--pds", "4", "--mrs", "16", "--mws", "64", "--qps", "2"};
+  auto gen = [&](const std::string& seed, const std::string& out) {
+    std::vector<std::string> args{"gen", "--ops", "30000", "--seed", seed, "-o", out};
+    args.insert(args.end(), small.begin(), small.end());
+    return mwcheck(args).status;
+  };
+  ASSERT_EQ(gen("5", a), 0);
+  ASSERT_EQ(gen("5", b), 0);
+  ASSERT_EQ(gen("6", c), 0);
+  EXPECT_EQ(slurp(a), slurp(b));
+  EXPECT_NE(slurp(a), slurp(c));
+  for (const std::string profile : {"ibta", "verbs", "det", "rxe", "mlx5"}) {
+    for (const std::string threads : {"1", "2"}) {
+      const Ran r = mwcheck({"replay", "--quiet", "--threads", threads, "--profile", profile, a});
+      EXPECT_EQ(r.status, 0) << profile << r.out;
+      EXPECT_NE(r.out.find("30000 ops, 30000 checked, 0 mismatches"), std::string::npos) << r.out;
+    }
+  }
+  // The text form is the same trace, and run agrees with it.
+  const std::string t = temp("gen_a.mwt");
+  std::vector<std::string> args{"gen", "--ops", "30000", "--seed", "5", "-o", t};
+  args.insert(args.end(), small.begin(), small.end());
+  ASSERT_EQ(mwcheck(args).status, 0);
+  EXPECT_EQ(mwcheck({"run", "--check", "--quiet", "--profile", "det", t}).status, 0);
+  const std::string back = temp("gen_back.mwt");
+  ASSERT_EQ(mwcheck({"convert", a, back}).status, 0);
+  EXPECT_EQ(slurp(back), slurp(t));
+  // A realistic mix: mostly remote reads and writes, and some errors.
+  const std::string text = slurp(t);
+  const size_t remote = lines_with(text, "peer_read ").size() + lines_with(text, "peer_write ").size();
+  EXPECT_GT(remote, 30000u * 6 / 10);
+  EXPECT_GT(lines_with(text, "=> IBV_WC_REM_ACCESS_ERR").size(), 10u);
+  EXPECT_GT(lines_with(text, "bind_mw ").size(), 100u);
+  // Under a profile whose outcomes differ, replay finds the differences.
+  const Ran adjusted = mwcheck({"replay", "--quiet", "--profile", "verbs+dereg_bound=allowed", a});
+  EXPECT_EQ(adjusted.status, kExitFail) << adjusted.out;
+}
+
+}  // namespace
+}  // namespace mwc::cli

@@ -1,0 +1,111 @@
+#include "replay/engine.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::replay {
+
+void Verdicts::merge(const Verdicts& o) {
+  ops += o.ops;
+  checked += o.checked;
+  mismatches += o.mismatches;
+  std::vector<Mismatch> all;
+  all.reserve(first.size() + o.first.size());
+  std::merge(first.begin(), first.end(), o.first.begin(), o.first.end(), std::back_inserter(all),
+             [](const Mismatch& a, const Mismatch& b) { return a.op < b.op; });
+  if (all.size() > kKeep) all.resize(kKeep);
+  first = std::move(all);
+}
+
+Engine::Engine(const Profile& p, int column, const Caps& caps)
+    : model_(p), caps_(caps), column_(column) {
+  model_.reset(caps);
+}
+
+// Returns whether the op record at p (after its code) is this shard's: its
+// leading handle, reduced as decode_op reduces it, is.
+bool Engine::mine(uint8_t code, const uint8_t* p) const {
+  const auto k = mwb::kAnchorKind[code];
+  if (k == HandleKind::Buf) return true;
+  const uint32_t h = mwb::detail::reduce_handle(mwb::detail::le32(p), k, caps_);
+  return filter_.owner[filter_.node_base[static_cast<int>(k)] + h] == filter_.me;
+}
+
+size_t Engine::feed(std::span<const uint8_t> rec) {
+  const uint8_t* p = rec.data();
+  const uint8_t* const end = p + rec.size();
+  while (p < end) {
+    const uint8_t code = mwb::kCodeOf[*p];
+    const size_t size = mwb::kRecordSize[code];
+    if (static_cast<size_t>(end - p) < size) break;
+    if (code < kOpCount) {
+      if (pending_) verdict();
+      ++index_;
+      pending_ = !filter_.owner || mine(code, p + 1);
+      if (pending_) {
+        mwb::decode_op(static_cast<OpCode>(code), p + 1, caps_, op_);
+        out_ = model_.step(op_);
+        if (outcomes_) outcomes_->push_back(out_);
+        counts_ = !filter_.owner || filter_.me == 0 ||
+                  mwb::kAnchorKind[code] != HandleKind::Buf;
+        seen_profiles_ = 0;
+        seen_fallback_ = has_specific_ = false;
+      }
+    } else if (code == mwb::kExpectCode && pending_) {
+      take_expect(p + 1);
+    }
+    p += size;
+  }
+  return static_cast<size_t>(p - rec.data());
+}
+
+// Keeps an expectation of the pending op as the whole-trace decoder would
+// (mwb::expectation_kept), and notes the clause for this engine's column.
+void Engine::take_expect(const uint8_t* p) {
+  if (p[0] & 0x80) {
+    if (seen_fallback_) return;
+    seen_fallback_ = true;
+    fallback_ = mwb::pattern_word(p + 1);
+    return;
+  }
+  const uint8_t profiles = mwb::expect_profiles(p[0]);
+  if (profiles == 0 || (profiles & seen_profiles_)) return;
+  seen_profiles_ |= profiles;
+  if (column_ >= 0 && ((profiles >> column_) & 1)) {
+    has_specific_ = true;
+    specific_ = mwb::pattern_word(p + 1);
+  }
+}
+
+void Engine::verdict() {
+  pending_ = false;
+  if (!counts_) return;
+  ++v_.ops;
+  if (!has_specific_ && !seen_fallback_) return;
+  ++v_.checked;
+  // Most expectations are the exact outcome: then equal words decide.
+  const uint64_t word = has_specific_ ? specific_ : fallback_;
+  if (word != mwb::exact_word(out_)) [[unlikely]]
+    check(word);
+}
+
+// Checks the pending op's outcome against a pattern that is not its exact
+// outcome (a looser pattern, or a mismatch).
+void Engine::check(uint64_t word) {
+  uint8_t bytes[8];
+  std::memcpy(bytes, &word, 8);  // little-endian hosts only
+  const Pattern want = mwb::decode_pattern(bytes);
+  if (matches(want, out_)) return;
+  if (++v_.mismatches <= Verdicts::kKeep)
+    v_.first.push_back(Mismatch{index_ - 1, op_to_text(op_), to_text(out_), to_text(want),
+                                std::string(rule_desc(out_.rule).id)});
+}
+
+const Verdicts& Engine::finish() {
+  if (pending_) verdict();
+  return v_;
+}
+
+}  // namespace mwc::replay

@@ -1,0 +1,86 @@
+// The replay engine: runs a stream of .mwb records on the reference model
+// itself (Model::step, the same code `mwcheck run` uses) and checks every
+// op against the trace's expectations, keeping only the current op: memory
+// depends on the model's tables, never on the trace's length.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "refmodel/model.hpp"
+#include "refmodel/mwb_record.hpp"
+
+namespace mwc::replay {
+
+// An op whose outcome differs from what the trace expects of it.
+struct Mismatch {
+  uint64_t op = 0;  // 0-based index in the trace
+  std::string text, observed, expected, rule;
+};
+
+// What a replay found. Mismatches beyond the first kKeep are counted only.
+struct Verdicts {
+  static constexpr size_t kKeep = 1000;
+  uint64_t ops = 0, checked = 0, mismatches = 0;
+  std::vector<Mismatch> first;  // in op order
+  // Adds another shard's verdicts of the same trace (ops in op order).
+  void merge(const Verdicts& o);
+};
+
+// Which ops one engine runs when a trace is split into shards: the op's
+// leading handle names its shard (owner[node_base[kind] + handle]). Ops led
+// by a buffer run in every shard and are counted by shard 0 only.
+struct ShardFilter {
+  const uint8_t* owner = nullptr;
+  std::array<uint32_t, kHandleKinds> node_base{};
+  uint8_t me = 0;
+};
+
+// Cache-line aligned: engines of a sharded replay sit side by side and each
+// writes its state every op.
+class alignas(64) Engine {
+ public:
+  // `column` is the profile column of the expectations to check (-1: the
+  // fallback clauses only, for a knob-adjusted profile).
+  Engine(const Profile& p, int column, const Caps& caps);
+  // Runs only this shard's ops.
+  void set_filter(const ShardFilter& f) { filter_ = f; }
+  // Appends each run op's outcome to `out` (tests compare them with run's).
+  void record_outcomes(std::vector<Outcome>* out) { outcomes_ = out; }
+
+  // Runs the whole records in `rec`; returns how many bytes they take (a
+  // record cut at the end waits for the next call).
+  size_t feed(std::span<const uint8_t> rec);
+  // Checks the last op; returns the verdicts of everything fed.
+  const Verdicts& finish();
+
+ private:
+  void take_expect(const uint8_t* p);
+  void verdict();
+  [[gnu::noinline]] void check(uint64_t word);
+  bool mine(uint8_t code, const uint8_t* p) const;
+
+  Model model_;
+  Caps caps_;
+  int column_;
+  ShardFilter filter_;
+  std::vector<Outcome>* outcomes_ = nullptr;
+  Verdicts v_;
+  // The op before the next op record: its outcome waits for the
+  // expectations that follow it.
+  Op op_;
+  Outcome out_;
+  uint64_t index_ = 0;  // ops seen, this one included
+  bool pending_ = false;  // an op of this shard awaits its verdict
+  bool counts_ = false;   // and this shard counts it
+  // The op's expectation clauses kept so far: the union of their profiles
+  // and whether a fallback came (all the one-clause-per-profile rule needs),
+  // and the pattern bytes of the clause for this column and the fallback.
+  uint8_t seen_profiles_ = 0;
+  bool seen_fallback_ = false;
+  bool has_specific_ = false;
+  uint64_t specific_ = 0, fallback_ = 0;  // mwb::pattern_word
+};
+
+}  // namespace mwc::replay

@@ -1,0 +1,195 @@
+#include "replay/engine.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include "adapters/model_backend.hpp"
+#include "refmodel/binary_codec.hpp"
+#include "refmodel/test_util.hpp"
+#include "replay/gen.hpp"
+#include "replay/replay.hpp"
+
+namespace mwc::replay {
+namespace {
+namespace fs = std::filesystem;
+
+// The profiles a corpus trace is replayed under: the five columns, and two
+// knob-adjusted ones that check fallback clauses only (and so mismatch).
+struct Under {
+  std::string spec;
+  int column;
+};
+std::vector<Under> unders() {
+  std::vector<Under> u;
+  for (int c = 0; c < kProfileCount; ++c) u.push_back({std::string(profile_descs()[c].name), c});
+  u.push_back({"verbs+remote_range=mr_only", -1});
+  u.push_back({"det+bind_errors=completion", -1});
+  return u;
+}
+
+Profile parse(const std::string& spec) {
+  std::string err;
+  auto p = parse_profile(spec, err);
+  EXPECT_TRUE(p) << err;
+  return *p;
+}
+
+// What `mwcheck run --check` decides of a whole trace.
+Verdicts run_verdicts(const Trace& t, const std::vector<Outcome>& outs, int column) {
+  Verdicts v;
+  v.ops = t.ops.size();
+  for (uint32_t i = 0; i < t.ops.size(); ++i) {
+    const Pattern* p = expected(t, i, column);
+    if (!p) continue;
+    ++v.checked;
+    if (!matches(*p, outs[i])) {
+      ++v.mismatches;
+      v.first.push_back({i, op_to_text(t.ops[i]), to_text(outs[i]), to_text(*p),
+                         std::string(rule_desc(outs[i].rule).id)});
+    }
+  }
+  return v;
+}
+
+void expect_same(const Verdicts& a, const Verdicts& b, const std::string& what) {
+  EXPECT_EQ(a.ops, b.ops) << what;
+  EXPECT_EQ(a.checked, b.checked) << what;
+  EXPECT_EQ(a.mismatches, b.mismatches) << what;
+  ASSERT_EQ(a.first.size(), b.first.size()) << what;
+  for (size_t i = 0; i < a.first.size(); ++i) {
+    EXPECT_EQ(a.first[i].op, b.first[i].op) << what;
+    EXPECT_EQ(a.first[i].text, b.first[i].text) << what;
+    EXPECT_EQ(a.first[i].observed, b.first[i].observed) << what;
+    EXPECT_EQ(a.first[i].expected, b.first[i].expected) << what;
+  }
+}
+
+// Feeds the records in pieces of `step` bytes, as a reader at a chunk
+// boundary would, and returns the engine's verdicts and outcomes.
+Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Profile& p, int column, size_t step,
+                      std::vector<Outcome>& outs) {
+  const Trace t = std::get<Trace>(decode_mwb(mwb));
+  Engine e(p, column, t.caps);
+  e.record_outcomes(&outs);
+  std::vector<uint8_t> pending;
+  const size_t end = mwb.size() - (mwb[28] | mwb[29] << 8 | mwb[30] << 16 | mwb[31] << 24);
+  for (size_t at = kMwbHeaderSize; at < end; at += step) {
+    pending.insert(pending.end(), mwb.begin() + static_cast<long>(at),
+                   mwb.begin() + static_cast<long>(std::min(at + step, end)));
+    pending.erase(pending.begin(), pending.begin() + static_cast<long>(e.feed(pending)));
+  }
+  return e.finish();
+}
+
+TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
+  const auto files = testing::corpus_files();
+  ASSERT_GE(files.size(), 40u);
+  uint64_t mismatches = 0;
+  for (const auto& f : files) {
+    const Trace t = testing::parse_or_fail(testing::read_file(f));
+    const auto mwb = encode_mwb(t);
+    for (const auto& u : unders()) {
+      ModelBackend backend(parse(u.spec), u.column);
+      std::vector<Outcome> want;
+      backend.run(t, want);
+      const Verdicts run = run_verdicts(t, want, u.column);
+      mismatches += run.mismatches;
+      for (size_t step : {size_t{1}, size_t{7}, mwb.size()}) {
+        std::vector<Outcome> got;
+        const Verdicts v = replay_bytes(mwb, parse(u.spec), u.column, step, got);
+        const std::string what = f.filename().string() + " under " + u.spec;
+        ASSERT_EQ(got.size(), want.size()) << what;
+        for (size_t i = 0; i < got.size(); ++i) {
+          EXPECT_EQ(got[i], want[i]) << what << " op " << i + 1;
+          EXPECT_EQ(got[i].rule, want[i].rule) << what << " op " << i + 1;
+        }
+        expect_same(v, run, what);
+      }
+    }
+  }
+  EXPECT_GT(mismatches, 0u) << "the adjusted profiles should mismatch somewhere";
+}
+
+TEST(Engine, ShardedReplayDecidesAsOneThread) {
+  const fs::path dir = fs::temp_directory_path() / "mwcheck_engine_test";
+  fs::create_directories(dir);
+  for (const auto& f : testing::corpus_files()) {
+    const Trace t = testing::parse_or_fail(testing::read_file(f));
+    const auto mwb = encode_mwb(t);
+    const fs::path path = dir / (f.stem().string() + ".mwb");
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(mwb.data()), static_cast<long>(mwb.size()));
+    for (const auto& u : unders()) {
+      const ReplayRun one = replay_file(path, parse(u.spec), u.column, 1);
+      const ReplayRun four = replay_file(path, parse(u.spec), u.column, 4);
+      ASSERT_EQ(one.error, "");
+      ASSERT_EQ(four.error, "");
+      expect_same(four.verdicts, one.verdicts, path.string() + " under " + u.spec);
+    }
+  }
+}
+
+// A generated trace splits by PD: two shards, the verdicts of one thread,
+// and under a knob-adjusted profile the same mismatches in the same order.
+TEST(Engine, GeneratedTracesSplitIntoShards) {
+  const fs::path path = fs::temp_directory_path() / "mwcheck_engine_test_gen.mwb";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_TRUE(f);
+  GenOptions o;
+  o.ops = 20000;
+  o.pds = 5, o.mrs_per_pd = 8, o.mws_per_pd = 32, o.qps_per_pd = 2;
+  EXPECT_EQ(generate(o, *binary_sink(f)), "");
+  std::fclose(f);
+  for (const auto& [spec, column] : {std::pair{"mlx5", 4}, {"verbs+dereg_bound=allowed", -1}}) {
+    const ReplayRun one = replay_file(path, parse(spec), column, 1);
+    const ReplayRun two = replay_file(path, parse(spec), column, 2);
+    ASSERT_EQ(two.error, "");
+    EXPECT_EQ(two.shards, 2);
+    EXPECT_EQ(one.verdicts.ops, 20000u);
+    expect_same(two.verdicts, one.verdicts, spec);
+  }
+}
+
+// A pipe cannot be read twice and does not say where the string table
+// starts: the reader holds back as many bytes as the header says it has.
+TEST(Engine, PipesStreamWithTheStringTableHeldBack) {
+  const fs::path fifo = fs::temp_directory_path() / "mwcheck_engine_test_fifo";
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  int piped_traces = 0;
+  for (const auto& f : testing::corpus_files()) {
+    const Trace t = testing::parse_or_fail(testing::read_file(f));
+    if (t.comments.empty()) continue;  // only traces with a string table
+    const auto mwb = encode_mwb(t);
+    std::thread writer([&] {
+      std::ofstream(fifo, std::ios::binary)
+          .write(reinterpret_cast<const char*>(mwb.data()), static_cast<long>(mwb.size()));
+    });
+    const ReplayRun piped = replay_file(fifo, profile(ProfileId::rxe), 3, 2);
+    writer.join();
+    std::vector<Outcome> outs;
+    ModelBackend(profile(ProfileId::rxe), 3).run(t, outs);
+    ASSERT_EQ(piped.error, "");
+    expect_same(piped.verdicts, run_verdicts(t, outs, 3), f.string() + " through a pipe");
+    ++piped_traces;
+  }
+  fs::remove(fifo);
+  EXPECT_GE(piped_traces, 20);
+}
+
+TEST(Engine, BadFilesSayWhy) {
+  const ReplayRun missing = replay_file("/nonexistent/x.mwb", parse("verbs"), 1, 1);
+  EXPECT_NE(missing.error.find("/nonexistent/x.mwb:1:1: error: cannot open"), std::string::npos);
+  const fs::path bad = fs::temp_directory_path() / "mwcheck_engine_test_bad.mwb";
+  std::ofstream(bad, std::ios::binary) << "MWTBxx";
+  const ReplayRun r = replay_file(bad, parse("verbs"), 1, 2);
+  EXPECT_NE(r.error.find(":1:1: error: truncated"), std::string::npos) << r.error;
+}
+
+}  // namespace
+}  // namespace mwc::replay

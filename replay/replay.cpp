@@ -1,0 +1,98 @@
+#include "replay/replay.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "replay/partition.hpp"
+#include "replay/reader.hpp"
+
+namespace mwc::replay {
+namespace {
+
+// Runs job(i) for i in [0, n), job(0) on this thread.
+template <class F>
+void on_threads(size_t n, F job) {
+  std::vector<std::thread> pool;
+  for (size_t i = 1; i < n; ++i) pool.emplace_back(job, i);
+  job(0);
+  for (auto& t : pool) t.join();
+}
+
+// Returns the first error of several, or "".
+std::string first_error(const std::vector<std::string>& errors) {
+  for (const auto& e : errors)
+    if (!e.empty()) return e;
+  return "";
+}
+
+}  // namespace
+
+ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, const Profile& p,
+                   int column, int threads) {
+  ReplayRun run;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<uint64_t> starts{0};
+  if (threads > 1) {  // where each thread's piece of the partition starts
+    starts.clear();
+    uint64_t at = 0;
+    run.error = src(0, total, [&](std::span<const uint8_t> rec) {
+      const size_t used = Partition::cut(rec, at, total, threads, starts);
+      at += used;
+      return used;
+    });
+    if (!run.error.empty()) return run;
+  }
+  starts.push_back(total);
+  const size_t pieces = starts.size() - 1;
+  std::vector<Partition> parts;
+  std::vector<std::string> errors(std::max<size_t>(pieces, static_cast<size_t>(threads)));
+  if (threads > 1) {
+    parts.assign(pieces, Partition(caps));
+    on_threads(pieces, [&](size_t s) {
+      errors[s] = src(starts[s], starts[s + 1], [&](auto rec) { return parts[s].feed(rec); });
+    });
+    if (run.error = first_error(errors); !run.error.empty()) return run;
+    for (size_t s = 1; s < pieces; ++s) parts[0].merge(parts[s]);
+    run.shards = parts[0].assign(std::min(threads, 64));
+  }
+  std::vector<Engine> engines;
+  engines.reserve(static_cast<size_t>(run.shards));
+  for (int s = 0; s < run.shards; ++s) {
+    engines.emplace_back(p, column, caps);
+    if (run.shards > 1) engines.back().set_filter(parts[0].filter(s));
+  }
+  on_threads(engines.size(), [&](size_t s) {
+    errors[s] = src(0, total, [&](auto rec) { return engines[s].feed(rec); });
+  });
+  if (run.error = first_error(errors); !run.error.empty()) return run;
+  for (auto& e : engines) run.verdicts.merge(e.finish());
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return run;
+}
+
+ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ReplayRun run;
+  Reader head(path);
+  if (!head.ok()) {
+    run.error = head.error();
+    return run;
+  }
+  if (!head.rereadable()) {  // a pipe: one pass, one engine
+    Engine e(p, column, head.caps());
+    if (!head.for_each_chunk([&](std::span<const uint8_t> rec) { return e.feed(rec); }))
+      run.error = head.error();
+    run.verdicts = e.finish();
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return run;
+  }
+  const Source file = [&](uint64_t begin, uint64_t end, const Feed& feed) {
+    Reader r(path);
+    return r.for_each_chunk(feed, begin, end) ? std::string() : r.error();
+  };
+  run = replay_sharded(file, head.record_bytes(), head.caps(), p, column, threads);
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return run;
+}
+
+}  // namespace mwc::replay

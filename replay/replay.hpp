@@ -1,0 +1,37 @@
+// Replaying .mwb files: streamed through the engine on one thread, or split
+// into shards (partition.hpp) replayed on several.
+#pragma once
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "refmodel/profile.hpp"
+#include "replay/engine.hpp"
+
+namespace mwc::replay {
+
+// Takes whole records; returns how many bytes it used (see Reader).
+using Feed = std::function<size_t(std::span<const uint8_t>)>;
+// Feeds the record bytes [begin, end) of a trace (begin where a record
+// starts); returns an empty string or the error.
+using Source = std::function<std::string(uint64_t begin, uint64_t end, const Feed& feed)>;
+
+struct ReplayRun {
+  std::string error;  // FILE:1:COL: error: ... when the trace cannot be replayed
+  Verdicts verdicts;
+  int shards = 1;      // shards that had work
+  double seconds = 0;  // wall time, sharding included
+};
+
+// Replays a trace of `total` record bytes on up to `threads` threads: the
+// objects are partitioned (in pieces, one per thread), the components
+// spread over shards, and each shard's ops replayed by its own engine.
+ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, const Profile& p,
+                   int column, int threads);
+
+// Replays one file under a profile, checking the expectations of `column`;
+// sharded when threads > 1 and the file is regular (a pipe streams).
+ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads);
+
+}  // namespace mwc::replay
