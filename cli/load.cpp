@@ -1,7 +1,9 @@
 #include "cli/load.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -63,6 +65,27 @@ bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
 std::string where(const std::string& path, const Trace& t, size_t i) {
   if (i < t.lines.size()) return fmt::format("{}:{}", path, t.lines[i]);
   return fmt::format("{}:op {}", path, i + 1);
+}
+
+std::optional<std::vector<Trace>> load_corpus(const std::string& dir, std::ostream& err) {
+  namespace fs = std::filesystem;
+  std::vector<Trace> seeds;
+  if (dir.empty() || dir == "none") return seeds;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".mwt" || it->path().extension() == ".mwb") files.push_back(it->path());
+  if (ec) {
+    err << fmt::format("{}:1:1: error: cannot read the corpus: {}\n", dir, ec.message());
+    return std::nullopt;
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    auto t = load_trace(f.string(), err);
+    if (!t) return std::nullopt;
+    seeds.push_back(std::move(*t));
+  }
+  return seeds;
 }
 
 }  // namespace mwc::cli

@@ -3,6 +3,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "refmodel/trace.hpp"
 
@@ -14,6 +15,9 @@ std::optional<Trace> load_trace(const std::string& path, std::ostream& err);
 // Writes a trace as .mwb (by extension) or text. Returns false after printing
 // the error to `err`.
 bool save_trace(const Trace& t, const std::string& path, std::ostream& err);
+// Returns the traces (.mwt, .mwb) in a folder, in name order; none for
+// "none" or ""; or nothing after printing the first error to `err`.
+std::optional<std::vector<Trace>> load_corpus(const std::string& dir, std::ostream& err);
 // Returns "FILE:LINE" for op i of a loaded trace ("FILE:op N" for binary).
 std::string where(const std::string& path, const Trace& t, size_t i);
 
