@@ -1,6 +1,7 @@
 #include "adapters/backend.hpp"
 
 #include "adapters/model_backend.hpp"
+#include "adapters/verbs/verbs_backend.hpp"
 
 namespace mwc {
 namespace {
@@ -19,15 +20,27 @@ std::unique_ptr<Backend> make_mutant(std::string_view spec, std::string_view nam
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err) {
+bool is_softroce(std::string_view spec) {
+  return spec == "device:softroce" || spec.starts_with("device:softroce:");
+}
+
+std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err,
+                                      const DeviceConfig& device) {
   std::string_view body = spec;
   if (const size_t colon = spec.find(':'); colon != std::string_view::npos) {
     const std::string_view kind = spec.substr(0, colon);
     body = spec.substr(colon + 1);
     if (kind == "mutant") return make_mutant(spec, body, err);
+    if (kind == "device") {
+      if (is_softroce(spec)) {
+        err = "'" + std::string(spec) + "' runs whole commands inside its VM, not as a backend here";
+        return nullptr;
+      }
+      return make_verbs_backend(body, device, err);
+    }
     if (kind != "profile") {
       err = "unknown backend '" + std::string(kind) + "' in '" + std::string(spec) +
-            "' (backends: profile:NAME, mutant:NAME)";
+            "' (backends: profile:NAME, mutant:NAME, device:NAME)";
       return nullptr;
     }
   }

@@ -22,10 +22,21 @@ class Backend {
   virtual int expectation_column() const = 0;
   // Runs a whole trace from a fresh state; fills one outcome per op.
   virtual void run(const Trace& t, std::vector<Outcome>& outcomes) = 0;
+  // Returns what the last run() saw besides outcomes (how a device crashed
+  // or hung), or nothing.
+  virtual std::string note() const { return {}; }
   // Returns the knob values the backend follows, or nullptr when it follows
   // none that is known (a device): a divergence between two backends is
   // explained only by a knob they set differently and consulted.
   virtual const Profile* profile() const { return nullptr; }
+};
+
+// Settings of device backends.
+struct DeviceConfig {
+  int op_timeout_ms = 3000;  // a completion later than this is TIMEOUT
+  // Faults injected for self-tests: "provider-crash:TRACE", "no-completion:TRACE",
+  // "guest-panic:TRACE" (TRACE: a trace file's name without extension).
+  std::vector<std::string> inject;
 };
 
 // Returns the backend a spec names, or nullptr with `err` set. Specs:
@@ -33,6 +44,12 @@ class Backend {
 //   NAME[+knob=alt...]           the same, for short
 //   mutant:NAME                  the model with one real bug (mutants.def),
 //                                on the profile that bug corrupts
-std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err);
+//   device:NAME                  an ibverbs device (rxe0, mlx5_0, ...)
+// (device:softroce[:VERSION] is no backend of this process: the commands
+// run themselves inside the Soft-RoCE VM for it; see adapters/softroce.)
+std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err,
+                                      const DeviceConfig& device = {});
+// Returns whether a spec names the Soft-RoCE VM.
+bool is_softroce(std::string_view spec);
 
 }  // namespace mwc

@@ -17,9 +17,18 @@ TEST(Backend, SpecsNameProfilesAndKnobAdjustments) {
   auto b = make_backend("verbs+remote_range=mr_only", err);
   ASSERT_TRUE(b) << err;
   EXPECT_EQ(b->expectation_column(), -1);
-  EXPECT_FALSE(make_backend("device:mlx5_0", err));
+  EXPECT_FALSE(make_backend("nic:mlx5_0", err));
   EXPECT_NE(err.find("unknown backend"), std::string::npos);
   EXPECT_FALSE(make_backend("profile:nosuch", err));
+  // No such device on this machine (a build machine has none at all).
+  EXPECT_FALSE(make_backend("device:no_such_nic9", err));
+  EXPECT_NE(err.find("no ibverbs device named 'no_such_nic9'"), std::string::npos) << err;
+  EXPECT_FALSE(make_backend("device:softroce:6.12", err));
+  EXPECT_NE(err.find("inside its VM"), std::string::npos) << err;
+  DeviceConfig bad;
+  bad.inject = {"meltdown:001_resources_basic"};
+  EXPECT_FALSE(make_backend("device:rxe0", err, bad));
+  EXPECT_NE(err.find("bad fault"), std::string::npos) << err;
 }
 
 TEST(Backend, RunsAWholeTraceFromAFreshState) {

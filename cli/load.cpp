@@ -35,14 +35,18 @@ std::optional<Trace> load_trace(const std::string& path, std::ostream& err) {
       err << fmt::format("{}:1:{}: error: {}\n", path, e->offset + 1, e->message);
       return std::nullopt;
     }
-    return std::get<Trace>(std::move(r));
+    Trace t = std::get<Trace>(std::move(r));
+    t.origin = path;
+    return t;
   }
   auto r = parse_text(data);
   if (auto* e = std::get_if<ParseError>(&r)) {
     err << fmt::format("{}:{}:{}: error: {}\n", path, e->line, e->col, e->message);
     return std::nullopt;
   }
-  return std::get<Trace>(std::move(r));
+  Trace t = std::get<Trace>(std::move(r));
+  t.origin = path;
+  return t;
 }
 
 bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {

@@ -40,6 +40,7 @@ struct Trace {
   std::vector<Expectation> expects;  // sorted by op
   std::vector<Comment> comments;     // sorted by op
   std::vector<uint32_t> lines;       // source line of each op (text form only)
+  std::string origin;  // the file it was read from, for reports; not part of its meaning
   friend bool operator==(const Trace& a, const Trace& b) {
     return a.caps == b.caps && a.ops == b.ops && a.expects == b.expects &&
            a.comments == b.comments;

@@ -1,0 +1,160 @@
+#include "adapters/isolate.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <type_traits>
+
+namespace mwc {
+namespace {
+
+static_assert(std::is_trivially_copyable_v<Outcome>);
+struct Record {
+  uint8_t done;  // 1: every op ran; the child now tears down
+  Outcome o;
+};
+
+bool write_all(int fd, const void* p, size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t w = write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+void keep_tail(std::string& s, size_t max) {
+  if (s.size() > max) s.erase(0, s.size() - max);
+}
+
+}  // namespace
+
+IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& body,
+                            std::vector<Outcome>& out) {
+  out.assign(ops, Outcome{});
+  for (auto& o : out) o.ret = Result::kNOTRUN;
+  IsolatedResult r;
+  int data[2], logs[2];
+  if (pipe(data) || pipe(logs)) {
+    r.setup_failed = true;
+    r.note = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    r.setup_failed = true;
+    r.note = std::string("fork: ") + std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) {
+    close(data[0]);
+    close(logs[0]);
+    dup2(logs[1], STDERR_FILENO);
+    std::string err;
+    const bool ok = body(
+        [&](const Outcome& o) {
+          Record rec{0, o};
+          if (!write_all(data[1], &rec, sizeof rec)) _exit(4);
+        },
+        err);
+    if (!ok) {
+      write_all(STDERR_FILENO, err.data(), err.size());
+      _exit(3);
+    }
+    Record done{1, Outcome{}};
+    write_all(data[1], &done, sizeof done);
+    _exit(0);
+  }
+  close(data[1]);
+  close(logs[1]);
+
+  size_t next = 0;
+  bool done = false, killed = false, eof = false;
+  std::string log;
+  Record rec;
+  size_t have = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(op_deadline_ms);
+  while (!done && !eof) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      kill(pid, SIGKILL);
+      killed = true;
+      break;
+    }
+    pollfd fds[2] = {{data[0], POLLIN, 0}, {logs[0], POLLIN, 0}};
+    if (poll(fds, 2, static_cast<int>(left)) < 0 && errno != EINTR) break;
+    if (fds[1].revents & (POLLIN | POLLHUP)) {
+      char buf[512];
+      const ssize_t n = read(logs[0], buf, sizeof buf);
+      if (n > 0) log.append(buf, static_cast<size_t>(n)), keep_tail(log, 2000);
+    }
+    if (!(fds[0].revents & (POLLIN | POLLHUP))) continue;
+    const ssize_t n = read(data[0], reinterpret_cast<char*>(&rec) + have, sizeof rec - have);
+    if (n <= 0) {
+      eof = n == 0 || errno != EINTR;
+      continue;
+    }
+    have += static_cast<size_t>(n);
+    if (have < sizeof rec) continue;
+    have = 0;
+    if (rec.done) {
+      done = true;
+    } else if (next < ops) {
+      out[next++] = rec.o;
+      deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(op_deadline_ms);
+    }
+  }
+  // Whatever the child still says on stderr, briefly.
+  for (pollfd f{logs[0], POLLIN, 0}; poll(&f, 1, 50) > 0;) {
+    char buf[512];
+    const ssize_t n = read(logs[0], buf, sizeof buf);
+    if (n <= 0) break;
+    log.append(buf, static_cast<size_t>(n));
+    keep_tail(log, 2000);
+  }
+  close(data[0]);
+  close(logs[0]);
+
+  int status = 0;
+  if (done) {
+    // Teardown may sit in the kernel for a while (rxe waits ~50 s for a
+    // QP with a bound type 2 window): don't wait for it.
+    if (waitpid(pid, &status, WNOHANG) == 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, WNOHANG);
+    }
+    return r;
+  }
+  if (!killed) waitpid(pid, &status, 0);
+  else waitpid(pid, &status, WNOHANG);
+  if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+    r.setup_failed = true;
+    r.note = log;
+    return r;
+  }
+  const Result end = killed ? Result::kTIMEOUT : Result::kCRASH;
+  if (next < ops) out[next].ret = end;
+  if (killed)
+    r.note = "op " + std::to_string(next + 1) + " did not finish within " +
+             std::to_string(op_deadline_ms) + " ms: the child was killed";
+  else if (WIFSIGNALED(status))
+    r.note = "op " + std::to_string(next + 1) + ": the child died of " +
+             std::string(sigabbrev_np(WTERMSIG(status)) ? "SIG" : "") +
+             (sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "a signal");
+  else
+    r.note = "op " + std::to_string(next + 1) + ": the child exited with status " +
+             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  if (!log.empty()) r.note += "; its stderr ends: " + log;
+  return r;
+}
+
+}  // namespace mwc

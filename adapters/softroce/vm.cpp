@@ -1,0 +1,241 @@
+#include "adapters/softroce/vm.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace mwc::softroce {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string read_from(const fs::path& p, size_t& offset) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return {};
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  offset += s.size();
+  return s;
+}
+
+// Runs a program; returns its exit status (-1 if it could not start).
+int spawn_wait(const std::vector<std::string>& argv, pid_t* pid_out = nullptr) {
+  std::vector<char*> a;
+  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawnp(&pid, a[0], nullptr, nullptr, a.data(), environ) != 0) return -1;
+  if (pid_out) {
+    *pid_out = pid;
+    return 0;
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string tail_lines(const std::string& s, int n) {
+  size_t pos = s.size();
+  for (int i = 0; i <= n && pos != std::string::npos && pos > 0; ++i) pos = s.rfind('\n', pos - 1);
+  return pos == std::string::npos ? s : s.substr(pos + 1);
+}
+
+struct Image {
+  std::string kernel, system, program;
+};
+
+// Returns the kernel and initramfs parts, built or found in the cache.
+bool build_image(const VmOptions& o, Image& img, std::string& err) {
+  const std::string script =
+      o.image_script.empty() ? std::string(MWCHECK_SOFTROCE_DIR) + "/build-image" : o.image_script;
+  std::array<char, 4096> self{};
+  const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (n <= 0) return err = "cannot find the mwcheck binary", false;
+  const std::string cmd = "'" + script + "' '" + o.kernel + "' '" + std::string(self.data(), n) + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return err = "cannot run " + script, false;
+  std::string out;
+  for (std::array<char, 512> buf{}; fgets(buf.data(), buf.size(), p);) out += buf.data();
+  const int rc = pclose(p);
+  std::istringstream lines(out);
+  std::getline(lines, img.kernel);
+  std::getline(lines, img.system);
+  std::getline(lines, img.program);
+  if (rc != 0 || img.program.empty()) return err = "building the Soft-RoCE image failed", false;
+  return true;
+}
+
+enum class End { finished, panicked, hung, failed };
+
+struct Boot {
+  End end = End::failed;
+  std::string output, console, release;
+  int exit_code = -1;
+  long last_trace = -1;  // the last MWCHECK-TRACE index the guest printed
+  double boot_s = 0, run_s = 0;
+};
+
+Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& dir,
+               const ConsoleLine& on_line) {
+  Boot b;
+  const fs::path console = dir / "console.log", results = dir / "results.bin";
+  fs::remove(console);
+  fs::remove(results);
+  const std::vector<std::string> argv = {
+      "qemu-system-x86_64", "-accel", kvm ? "kvm" : "tcg,thread=multi", "-cpu",
+      kvm ? "host" : "max", "-m", "1024", "-smp", "2", "-display", "none", "-monitor", "none",
+      "-no-reboot", "-nic", "none", "-kernel", img.kernel, "-initrd", (dir / "initrd").string(),
+      "-append", "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init",
+      "-serial", "file:" + console.string(), "-serial", "file:" + results.string()};
+  const auto start = Clock::now();
+  pid_t pid = 0;
+  if (spawn_wait(argv, &pid) != 0) {
+    b.console = "cannot start qemu-system-x86_64";
+    return b;
+  }
+  size_t coff = 0, roff = 0;
+  std::string partial;
+  auto quiet_since = Clock::now();
+  bool ready = false, exited = false;
+  for (;;) {
+    int st = 0;
+    exited = waitpid(pid, &st, WNOHANG) == pid;
+    std::string more = read_from(console, coff);
+    b.output += read_from(results, roff);
+    if (!more.empty()) quiet_since = Clock::now();
+    b.console += more;
+    partial += more;
+    for (size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1)) {
+      std::string line = partial.substr(0, nl);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.starts_with("MWCHECK-READY")) {
+        ready = true;
+        b.boot_s = since(start);
+        b.release = line.size() > 14 ? line.substr(14) : "";
+      } else if (line.starts_with(kTraceMarker)) {
+        b.last_trace = std::strtol(line.c_str() + kTraceMarker.size(), nullptr, 10);
+      } else if (line.starts_with("MWCHECK-END rc=")) {
+        b.exit_code = std::atoi(line.c_str() + 15);
+        b.end = End::finished;
+      }
+      if (on_line) on_line(line);
+    }
+    if (exited) break;
+    if (since(quiet_since) > o.quiet_limit_s) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      b.end = End::hung;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  b.output += read_from(results, roff);
+  if (b.end != End::finished && b.end != End::hung)
+    b.end = b.console.find("Kernel panic") != std::string::npos ? End::panicked : End::failed;
+  if (ready) b.run_s = since(start) - b.boot_s;
+  b.console = tail_lines(b.console, 25);
+  return b;
+}
+
+// Writes the initramfs of one boot: the cached parts and a last part with
+// the arguments and the trace files.
+// `args` gets the guest's names of the files appended when `append`.
+bool write_initrd(const Image& img, const fs::path& dir, std::vector<std::string> args,
+                  bool append, const std::vector<std::string>& files, std::string& err) {
+  const fs::path root = dir / "root", run = root / "run" / "mwcheck", corpus = run / "corpus";
+  fs::remove_all(root);
+  fs::create_directories(corpus);
+  for (size_t i = 0; i < files.size(); ++i) {
+    // Numbered, so the guest's directory order is the host's order.
+    char prefix[32];
+    std::snprintf(prefix, sizeof prefix, "%05zu-", i);
+    const std::string name = prefix + fs::path(files[i]).filename().string();
+    std::error_code ec;
+    fs::copy_file(files[i], corpus / name, ec);
+    if (ec) return err = files[i] + ": " + ec.message(), false;
+    if (append) args.push_back("corpus/" + name);
+  }
+  std::ofstream a(run / "args");
+  for (const auto& s : args) a << s << "\n";
+  a.close();
+  const std::string cmd = "cd '" + root.string() + "' && find . | cpio -o -H newc --quiet > '" +
+                          (dir / "run.cpio").string() + "' && cat '" + img.system + "' '" +
+                          img.program + "' '" + (dir / "run.cpio").string() + "' > '" +
+                          (dir / "initrd").string() + "'";
+  if (std::system(cmd.c_str()) != 0) return err = "cannot write the initramfs", false;
+  return true;
+}
+
+}  // namespace
+
+bool parse_device(std::string_view spec, VmOptions& o) {
+  if (spec.starts_with("device:")) spec.remove_prefix(7);
+  if (spec == "softroce") return o.kernel.clear(), true;
+  if (!spec.starts_with("softroce:") || spec.size() == 9) return false;
+  o.kernel = std::string(spec.substr(9));
+  return true;
+}
+
+bool in_guest() { return std::getenv("MWCHECK_GUEST") != nullptr; }
+
+GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
+                      const std::vector<std::string>& files, bool files_as_args,
+                      const LostTrace& lost, const ConsoleLine& console) {
+  GuestRun g;
+  const auto start = Clock::now();
+  Image img;
+  if (!build_image(o, img, g.error)) return g;
+  g.times.image_s = since(start);
+  char tmpl[] = "/tmp/mwcheck-vm-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    g.error = "cannot make a temporary folder";
+    return g;
+  }
+  const fs::path dir = tmpl;
+  bool kvm = o.kvm;
+  size_t done = 0;  // traces finished or lost so far
+  while (done < files.size() || (files.empty() && g.times.boots == 0)) {
+    const std::vector<std::string> rest(files.begin() + static_cast<long>(done), files.end());
+    if (!write_initrd(img, dir, args, files_as_args, rest, g.error)) break;
+    Boot b = boot_once(o, kvm, img, dir, console);
+    ++g.times.boots;
+    if (kvm && b.boot_s == 0) {  // KVM did not boot the kernel here: TCG it is
+      kvm = false;
+      continue;
+    }
+    g.times.boot_s += b.boot_s;
+    g.times.run_s += b.run_s;
+    g.output += b.output;
+    g.kernel_release = b.release;
+    g.exit_code = b.exit_code;
+    if (b.end == End::finished) break;
+    if (b.last_trace < 0 || static_cast<size_t>(b.last_trace) >= rest.size()) {
+      g.error = "the guest died before running any trace; its console ends:\n" + b.console;
+      break;
+    }
+    lost(done + static_cast<size_t>(b.last_trace), b.end == End::hung ? "TIMEOUT" : "CRASH",
+         b.console);
+    done += static_cast<size_t>(b.last_trace) + 1;
+  }
+  fs::remove_all(dir);
+  g.times.total_s = since(start);
+  return g;
+}
+
+}  // namespace mwc::softroce

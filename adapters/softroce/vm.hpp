@@ -1,0 +1,62 @@
+// The Soft-RoCE virtual machine: a Debian kernel with rdma_rxe under qemu,
+// booted from an initramfs that holds this very mwcheck binary. A command
+// such as `mwcheck conform --device softroce` runs itself inside the guest
+// against rxe0, trace by trace; this file boots the guest, feeds it the
+// traces, reads back what the guest printed, and, when the guest kernel
+// panics or hangs, reports the trace that was running and boots again for
+// the rest. Facts it relies on are in adapters/softroce/init and DESIGN.md.
+#pragma once
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mwc::softroce {
+
+struct VmOptions {
+  std::string kernel;       // "" (bookworm's linux-image-amd64), "6.12", or a .deb path
+  bool kvm = false;         // try KVM first (falls back to TCG when it does not boot)
+  int quiet_limit_s = 90;   // a guest silent this long is hung
+  std::string image_script;  // build-image; empty: the one beside the sources
+};
+
+// Parses "softroce", "softroce:6.12", "softroce:/path/linux-image.deb".
+// Returns false for anything else.
+bool parse_device(std::string_view spec, VmOptions& o);
+
+struct VmTimes {
+  double image_s = 0, boot_s = 0, run_s = 0, total_s = 0;
+  int boots = 0;
+};
+
+// What the guest ran and how it ended, for one list of traces.
+struct GuestRun {
+  std::string output;          // the guest command's standard output, all boots
+  int exit_code = 0;           // of the last boot's command
+  std::string kernel_release;  // uname -r of the guest
+  VmTimes times;
+  std::string error;           // set when the VM could not run at all
+};
+
+// Called when a trace was running as the guest died: `how` is "CRASH" (the
+// kernel panicked) or "TIMEOUT" (the guest went silent), `detail` the end
+// of the console.
+using LostTrace = std::function<void(size_t index, const std::string& how, const std::string& detail)>;
+// Called with each line the guest prints to its console (progress).
+using ConsoleLine = std::function<void(const std::string& line)>;
+
+// Runs `mwcheck ARGS...` in the guest with copies of `files` in its folder
+// `corpus` (in order), named after ARGS too when `files_as_args`. Boots
+// again after a dead guest, for the files after the one it died on.
+// Returns the output and times.
+GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
+                      const std::vector<std::string>& files, bool files_as_args,
+                      const LostTrace& lost, const ConsoleLine& console);
+
+// The marker the guest command prints on stderr before trace `i` of its
+// list, so the host knows which one a dying guest was running.
+inline constexpr std::string_view kTraceMarker = "MWCHECK-TRACE ";
+// Returns whether this process runs inside the Soft-RoCE guest.
+bool in_guest();
+
+}  // namespace mwc::softroce

@@ -1,0 +1,157 @@
+// One trace on a real device through libibverbs, in the calling process.
+// (VerbsBackend runs each session in a child process, so that a crash in the
+// provider or a call stuck in the kernel ends the child, not mwcheck.)
+//
+// Each trace QP gets a peer QP of the same type on the same device, in a PD
+// of the session's own, connected to it in loopback: the remote side of the
+// peer_* ops. Trace buffers are mapped at the very addresses the model gives
+// them, so addresses need no translation; rkeys do, and the session keeps
+// the consumer's copy of each window's rkey and the one before it.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "refmodel/op.hpp"
+#include "refmodel/outcome.hpp"
+#include "refmodel/trace.hpp"
+
+struct ibv_context;
+struct ibv_pd;
+struct ibv_mr;
+struct ibv_mw;
+struct ibv_qp;
+struct ibv_cq;
+struct ibv_send_wr;
+
+namespace mwc::verbs {
+
+// Faults a self-test injects to see the harness survive them.
+enum class Fault : uint8_t {
+  none,
+  provider_crash,  // the first work request goes to the provider as a wild pointer
+  no_completion,   // sends meet no receive and retry forever (rnr_retry 7)
+  guest_panic,     // the guest kernel panics (only inside the Soft-RoCE VM)
+};
+// Returns a fault by name ("provider-crash", ...), or false.
+bool parse_fault(std::string_view name, Fault& f);
+
+struct SessionOptions {
+  std::string device;         // ibverbs device name; empty: the first device
+  int op_timeout_ms = 3000;   // a completion later than this is TIMEOUT
+  int settle_ms = 30;         // how long an unsignaled work request's error may take
+  Fault fault = Fault::none;  // injected into this session
+};
+
+class Session {
+ public:
+  // Opens the device. Returns nullptr, with `err` set, when it cannot.
+  static std::unique_ptr<Session> open(const SessionOptions& o, std::string& err);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Sizes the session for a trace; call once, before step().
+  void begin(const Trace& t);
+  // Executes one op on the device. Returns its outcome.
+  Outcome step(const Op& op);
+
+#define OP(name, kind, summary) Outcome on_##name(const args::name& a);
+  MWC_OPS(OP)
+#undef OP
+
+ private:
+  struct Buf {
+    bool live = false;
+    uint8_t* p = nullptr;
+    uint64_t len = 0;
+    std::vector<uint8_t> shadow;  // what the buffer should hold (small buffers)
+  };
+  struct Pd {
+    ibv_pd* pd = nullptr;
+  };
+  struct Mr {
+    ibv_mr* mr = nullptr;
+    uint64_t va = 0, iova = 0, len = 0;
+  };
+  struct Mw {
+    ibv_mw* mw = nullptr;
+    uint8_t alloc_byte = 0;
+    uint32_t cur = 0, prev = 0;  // the consumer's copy of the rkey, and the one before
+    bool bound = false, zero_based = false;
+    uint64_t addr = 0, len = 0;
+  };
+  struct Wc {
+    uint64_t wr_id;
+    WcStatus st;
+    WcOpcode op;
+  };
+  struct Posted {
+    uint64_t wr_id;
+    WcOpcode op;
+    bool signaled;
+  };
+  struct Qp {
+    ibv_qp* qp = nullptr;
+    ibv_cq* scq = nullptr;   // the trace's completions (poll_cq)
+    ibv_cq* rcq = nullptr;   // receives (SEND_WITH_INV), drained by the session
+    ibv_qp* peer = nullptr;
+    ibv_cq* pcq = nullptr;
+    QpState state = QpState::kRESET;
+    uint32_t type = 0, pd = 0;
+    bool sig_all = true;
+    int recvs = 0, peer_recvs = 0;  // receives posted and not yet completed
+    std::deque<Wc> stash;           // completions read from scq, not yet polled
+    std::vector<Posted> posted;     // signaled work requests not yet completed
+  };
+
+  explicit Session(const SessionOptions& o) : o_(o) {}
+  Outcome reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access);
+  Outcome dereg(uint32_t h);
+  Outcome bind(uint32_t qp, uint32_t mw, uint32_t mr, const Arg& addr, uint64_t len,
+               uint32_t access, uint32_t flags, const Arg* key);
+  // Posts a work request on a trace QP and waits until it has executed.
+  // Returns the post's outcome; `status` gets its completion when one came.
+  Outcome post(Qp& q, ibv_send_wr& wr, WcOpcode op, uint32_t flags, WcStatus* status);
+  Outcome remote(uint32_t qp, const Arg& rkey, const Arg& addr, uint64_t len, int opcode,
+                 uint64_t a0, uint64_t a1);
+  // Reads every completion of q's queues that has arrived, into the stash.
+  void drain(Qp& q);
+  // Drains q until `wr_id` completes or `ms` pass; returns its completion.
+  bool wait_for(Qp& q, uint64_t wr_id, int ms, WcStatus* st);
+  // Waits for the peer's completion of `wr_id`; false on timeout.
+  bool wait_peer(Qp& q, uint64_t wr_id, WcStatus& st);
+  int modify(ibv_qp* qp, QpState from, QpState to, uint32_t type, uint32_t dest_qpn);
+  // Brings the peer back to RTS, connected to q (after a reset or an error).
+  void reconnect_peer(Qp& q);
+  void post_recv(ibv_qp* qp, bool with_buffer, int& count);
+  uint64_t resolve(const Arg& a) const;
+  uint32_t resolve_rkey(const Arg& r) const;
+  // Where a remote access through device rkey `rkey` at `addr` lands, or 0.
+  uint64_t target_of(uint32_t rkey, uint64_t addr) const;
+  // Returns whether the data in every checked buffer is what `expect` says.
+  bool data_ok();
+  uint8_t* shadow_at(uint64_t va, uint64_t len);
+  bool injected(Fault f);
+  Outcome fail_errno(int e) const;
+
+  SessionOptions o_;
+  ibv_context* ctx_ = nullptr;
+  ibv_pd* peer_pd_ = nullptr;
+  ibv_mr* scratch_mr_ = nullptr;
+  std::vector<uint8_t> scratch_;
+  uint8_t gid_[16] = {};
+  int gid_index_ = 0;
+  uint64_t next_wr_ = 1;
+  uint32_t op_index_ = 0;
+  bool fault_done_ = false;
+  std::vector<Buf> bufs_;
+  std::vector<Pd> pds_;
+  std::vector<Mr> mrs_;
+  std::vector<Mw> mws_;
+  std::vector<Qp> qps_;
+};
+
+}  // namespace mwc::verbs

@@ -1,0 +1,92 @@
+#include "adapters/verbs/verbs_backend.hpp"
+
+#include <filesystem>
+#include <utility>
+
+#include <infiniband/verbs.h>
+
+#include "adapters/isolate.hpp"
+#include "adapters/verbs/session.hpp"
+
+namespace mwc {
+namespace {
+
+class VerbsBackend final : public Backend {
+ public:
+  VerbsBackend(std::string device, int op_timeout_ms,
+               std::vector<std::pair<verbs::Fault, std::string>> faults)
+      : name_("device:" + device), faults_(std::move(faults)) {
+    opts_.device = std::move(device);
+    opts_.op_timeout_ms = op_timeout_ms;
+  }
+  const std::string& name() const override { return name_; }
+  int expectation_column() const override { return -1; }
+  std::string note() const override { return note_; }
+
+  void run(const Trace& t, std::vector<Outcome>& outcomes) override {
+    verbs::SessionOptions o = opts_;
+    const std::string stem = std::filesystem::path(t.origin).stem().string();
+    for (const auto& [fault, trace] : faults_)
+      if (trace == stem) o.fault = fault;
+    // An op may wait twice for a completion (posting, then polling); past
+    // that and some slack, the child is stuck.
+    const int deadline = 2 * o.op_timeout_ms + 5000;
+    const IsolatedResult r = run_isolated(
+        t.ops.size(), deadline,
+        [&](const auto& emit, std::string& err) {
+          auto s = verbs::Session::open(o, err);
+          if (!s) return false;
+          s->begin(t);
+          for (const Op& op : t.ops) emit(s->step(op));
+          return true;
+        },
+        outcomes);
+    note_ = r.note;
+    if (r.setup_failed)
+      for (auto& x : outcomes) x.ret = Result::kCRASH;
+  }
+
+ private:
+  std::string name_, note_;
+  verbs::SessionOptions opts_;
+  std::vector<std::pair<verbs::Fault, std::string>> faults_;
+};
+
+}  // namespace
+
+std::vector<std::string> verbs_device_names() {
+  std::vector<std::string> names;
+  int n = 0;
+  if (ibv_device** list = ibv_get_device_list(&n)) {
+    for (int i = 0; i < n; ++i) names.emplace_back(ibv_get_device_name(list[i]));
+    ibv_free_device_list(list);
+  }
+  return names;
+}
+
+std::unique_ptr<Backend> make_verbs_backend(std::string_view name, const DeviceConfig& cfg,
+                                            std::string& err) {
+  std::vector<std::pair<verbs::Fault, std::string>> faults;
+  for (const auto& spec : cfg.inject) {
+    const size_t colon = spec.find(':');
+    verbs::Fault f{};
+    if (colon == std::string::npos || !verbs::parse_fault(spec.substr(0, colon), f)) {
+      err = "bad fault '" + spec +
+            "' (faults: provider-crash:TRACE, no-completion:TRACE, guest-panic:TRACE)";
+      return nullptr;
+    }
+    faults.emplace_back(f, spec.substr(colon + 1));
+  }
+  const auto names = verbs_device_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string have;
+    for (const auto& n : names) have += (have.empty() ? "" : ", ") + n;
+    err = "no ibverbs device named '" + std::string(name) + "' on this machine (" +
+          (have.empty() ? "it has none; --device softroce runs one in a VM" : "it has: " + have) +
+          ")";
+    return nullptr;
+  }
+  return std::make_unique<VerbsBackend>(std::string(name), cfg.op_timeout_ms, std::move(faults));
+}
+
+}  // namespace mwc
