@@ -1,7 +1,9 @@
 #include "adapters/backend.hpp"
 
 #include "adapters/model_backend.hpp"
+#ifndef MWCHECK_NO_DEVICES
 #include "adapters/verbs/verbs_backend.hpp"
+#endif
 
 namespace mwc {
 namespace {
@@ -36,7 +38,13 @@ std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err,
         err = "'" + std::string(spec) + "' runs whole commands inside its VM, not as a backend here";
         return nullptr;
       }
+#ifdef MWCHECK_NO_DEVICES
+      (void)device;
+      err = "'" + std::string(spec) + "': this build has no devices (the fuzz build)";
+      return nullptr;
+#else
       return make_verbs_backend(body, device, err);
+#endif
     }
     if (kind != "profile") {
       err = "unknown backend '" + std::string(kind) + "' in '" + std::string(spec) +
