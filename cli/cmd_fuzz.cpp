@@ -17,14 +17,14 @@ std::string outcome_line(const Backend& b, const Outcome& o) {
   return fmt::format("{}: {} (rule {})", b.name(), to_text(o), rule_desc(o.rule).id);
 }
 
-// Returns the reproducer's text: how it was found, the trace, and both
-// outcomes at the op where the backends part.
-Trace reproducer(const fuzz::Finding& f, const Backend& a, const Backend& b, uint64_t seed) {
+// Returns the reproducer: the minimized trace, with comments saying how it
+// was found and how to replay it, and both outcomes where the backends part.
+Trace reproducer(const fuzz::Finding& f, const Backend& a, const Backend& b, const FuzzOptions& o) {
   Trace t = f.trace;
   const auto& d = f.divergence;
   t.comments = {
-      {0, false, fmt::format(" found by mwcheck fuzz --against {} --against {} --seed {} (input {})",
-                             a.name(), b.name(), seed, f.run)},
+      {0, false, fmt::format(" found by mwcheck fuzz --against {} --against {} --seed {} --corpus {} (input {})",
+                             a.name(), b.name(), o.seed, o.corpus, f.run)},
       {0, false, fmt::format(" reproduce: mwcheck diff -a {} -a {} FILE", a.name(), b.name())},
       {static_cast<uint32_t>(d.op), true,
        fmt::format(" {}; {}", outcome_line(a, d.a), outcome_line(b, d.b))}};
@@ -79,7 +79,7 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
         (fs::path(o.out.empty() ? "." : o.out) /
          fmt::format("finding-{}-{}-{}.mwt", written.size() + 1, rule_desc(d.a.rule).id, rule_desc(d.b.rule).id))
             .string();
-    if (!o.out.empty() && !save_trace(reproducer(f, *b[0], *b[1], o.seed), path, err)) write_failed = true;
+    if (!o.out.empty() && !save_trace(reproducer(f, *b[0], *b[1], o), path, err)) write_failed = true;
     written.push_back(o.out.empty() ? "" : path);
   };
   fuzz::CampaignStatus st;

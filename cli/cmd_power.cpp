@@ -16,20 +16,27 @@
 namespace mwc::cli {
 namespace {
 
-// Times to detect, in seconds; a campaign that found nothing counts as
-// not found.
+// Times to detect, in seconds, of the campaigns that found the mutant; the
+// others ran out of their budget and count as slower than any.
 struct Detection {
   std::vector<double> seconds;
   size_t missed = 0;
   uint64_t runs = 0;
   double total_seconds = 0;
 
-  std::string median_max() const {
-    if (seconds.empty()) return "not found";
+  // Returns "median / max" over all campaigns (a miss: "> budget"), and how
+  // many found it.
+  std::string median_max(double budget) const {
+    const size_t n = seconds.size() + missed;
     std::vector<double> s = seconds;
     std::sort(s.begin(), s.end());
-    const double med = s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
-    return fmt::format("{:.3f} / {:.3f}{}", med, s.back(), missed ? fmt::format(" ({} missed)", missed) : "");
+    const auto at = [&](size_t i) {
+      return i < s.size() ? fmt::format("{:.3f}", s[i]) : fmt::format(">{:g}", budget);
+    };
+    const std::string med = n % 2 ? at(n / 2)
+                            : n / 2 < s.size() ? fmt::format("{:.3f}", (s[n / 2 - 1] + s[n / 2]) / 2)
+                                               : at(n / 2);
+    return fmt::format("{} / {} ({}/{})", med, at(n - 1), s.size(), n);
   }
 };
 
@@ -74,11 +81,12 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
   auto corpus = load_corpus(o.corpus, err);
   if (!corpus) return kExitBadInput;
   out << fmt::format(
-      "power: {} seeds per mutant, {:.0f} s budget each; time to detect in seconds (median / max)\n\n",
+      "power: {} seeds per mutant, {:g} s budget each; time to detect in seconds: median / max "
+      "(campaigns that found it / campaigns)\n\n",
       o.seeds, o.budget);
-  out << fmt::format("{:<22} {:<6} {:<15} {:<24} {:<24} {:>10}\n", "mutant", "base", "corpus catches",
+  out << fmt::format("{:<22} {:<6} {:<15} {:<26} {:<26} {:>8}\n", "mutant", "base", "corpus catches",
                      "fuzz from corpus", "fuzz from nothing", "execs/s");
-  out << std::string(106, '-') << "\n";
+  out << std::string(108, '-') << "\n";
   size_t missed = 0;
   for (const auto& m : mutant_descs()) {
     std::string why;
@@ -90,9 +98,9 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
     const Detection blind = detect(*base, *mutant, {}, o.seeds, o.budget);
     missed += seeded.missed + blind.missed;
     const double execs = (seeded.runs + blind.runs) / std::max(1e-9, seeded.total_seconds + blind.total_seconds);
-    out << fmt::format("{:<22} {:<6} {:<15} {:<24} {:<24} {:>10.0f}\n", m.name, base_name,
-                       caught ? fmt::format("yes ({} traces)", caught) : "no", seeded.median_max(),
-                       blind.median_max(), execs);
+    out << fmt::format("{:<22} {:<6} {:<15} {:<26} {:<26} {:>8.0f}\n", m.name, base_name,
+                       caught ? fmt::format("yes ({} traces)", caught) : "no", seeded.median_max(o.budget),
+                       blind.median_max(o.budget), execs);
     err << fmt::format("power: {} done\n", m.name);
   }
   out << fmt::format("\npower: {} mutants, {} campaigns missed\n", mutant_descs().size(), missed);
