@@ -34,15 +34,15 @@ std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err,
     body = spec.substr(colon + 1);
     if (kind == "mutant") return make_mutant(spec, body, err);
     if (kind == "device") {
+#ifdef MWCHECK_NO_DEVICES
+      (void)device;
+      err = "this build of mwcheck has no device support";
+      return nullptr;
+#else
       if (is_softroce(spec)) {
         err = "'" + std::string(spec) + "' runs whole commands inside its VM, not as a backend here";
         return nullptr;
       }
-#ifdef MWCHECK_NO_DEVICES
-      (void)device;
-      err = "'" + std::string(spec) + "': this build has no devices (the fuzz build)";
-      return nullptr;
-#else
       return make_verbs_backend(body, device, err);
 #endif
     }

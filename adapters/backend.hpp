@@ -37,6 +37,7 @@ struct DeviceConfig {
   // Faults injected for self-tests: "provider-crash:TRACE", "no-completion:TRACE",
   // "guest-panic:TRACE" (TRACE: a trace file's name without extension).
   std::vector<std::string> inject;
+  bool kvm = false;  // Soft-RoCE: try KVM first (TCG when the guest does not boot with it)
 };
 
 // Returns the backend a spec names, or nullptr with `err` set. Specs:

@@ -6,6 +6,22 @@
 
 namespace mwc::cli {
 
+namespace {
+// Options of every command that can run on a device.
+void add_device_options(CLI::App* c, DeviceConfig& d) {
+  c->add_option("--op-timeout", d.op_timeout_ms,
+                "Device: milliseconds a completion may take before it is TIMEOUT")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 600000));
+  c->add_option("--inject", d.inject,
+                "Device self-test: inject a fault into a trace (provider-crash:TRACE, "
+                "no-completion:TRACE, guest-panic:TRACE)")
+      ->allow_extra_args(false);
+  c->add_flag("--kvm", d.kvm,
+              "Soft-RoCE: boot with KVM (falls back to TCG when the guest does not come up)");
+}
+}  // namespace
+
 int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"mwcheck: a deterministic conformance harness for RDMA memory windows and regions",
                "mwcheck"};
@@ -17,15 +33,21 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_option("--profile,-p", run.profile,
                 "Profile (ibta, verbs, det, rxe, mlx5), optionally +knob=alternative...")
       ->capture_default_str();
+  r->add_option("--device,-d", run.device,
+                 "Run on a device instead: an ibverbs name (rxe0, mlx5_0) or softroce[:VERSION]");
+  add_device_options(r, run.dev);
   r->add_flag("--check", run.check, "Exit 1 when an outcome differs from the trace's expectation");
   r->add_flag("--quiet,-q", run.quiet, "Print only mismatches and errors");
   r->add_option("files", run.files, "Trace files (.mwt or .mwb)")->required();
 
   DiffOptions diff;
   auto* d = app.add_subcommand("diff", "Show the first op where two backends disagree");
-  d->add_option("--against,-a", diff.against, "A backend: profile:NAME[+knob=alt...] (give two)")
+  d->add_option("--against,-a", diff.against,
+                "A backend (give two): profile:NAME[+knob=alt...], mutant:NAME, device:NAME, "
+                "device:softroce[:VERSION]")
       ->required()
-      ->expected(2);
+      ->allow_extra_args(false);  // one backend per --against; the rest are files
+  add_device_options(d, diff.dev);
   d->add_option("files", diff.files, "Trace files (.mwt or .mwb)")->required();
 
   ProfilesOptions profiles;
@@ -42,7 +64,23 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto* f = app.add_subcommand("conform", "Run the conformance corpus; print the rule x profile table");
   f->add_option("--profile,-p", conform.profiles, "Profiles to run (default: all five)");
   f->add_option("--corpus", conform.corpus, "Corpus folder")->default_str(MWCHECK_DEFAULT_CORPUS);
-  f->add_option("--report", conform.report, "Write report.json and junit.xml into this folder");
+  f->add_option("--report", conform.report,
+                "Write report.json and junit.xml (and, with --device, report.html) into this folder");
+  f->add_option("--device,-d", conform.devices,
+                "Run the corpus on a device (rxe0, mlx5_0, softroce, softroce:6.12, "
+                "softroce:FILE.deb); several give a column each");
+  f->add_option("--against", conform.against,
+                "With --device: minimize divergences against this profile (default: the closest)");
+  f->add_flag("--stream", conform.stream, "With --device: print results as JSON lines");
+  add_device_options(f, conform.dev);
+
+#ifdef MWCHECK_HAVE_PROVE
+  ProveOptions prove;
+  auto* v = app.add_subcommand("prove", "Prove the rule theorems with Z3; write distinguishing traces");
+  v->add_flag("--json", prove.json, "Print JSON");
+  v->add_option("--witness-dir", prove.witness_dir,
+                "Write the distinguishing and counterexample traces (.mwt) into this folder");
+#endif
 
   FuzzOptions fuzz;
   auto* z = app.add_subcommand("fuzz", "Differential fuzzing of two backends, in process");
@@ -87,6 +125,9 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (*d) return cmd_diff(diff, out, err);
   if (*p) return cmd_profiles(profiles, out, err);
   if (*c) return cmd_convert(convert, out, err);
+#ifdef MWCHECK_HAVE_PROVE
+  if (*v) return cmd_prove(prove, out, err);
+#endif
   return cmd_conform(conform, out, err);
 }
 

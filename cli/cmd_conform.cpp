@@ -24,6 +24,7 @@ std::string cell(const RuleCount& c) {
 }  // namespace
 
 int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err) {
+  if (!o.devices.empty()) return cmd_conform_devices(o, out, err);
   std::vector<std::string> specs = o.profiles;
   if (specs.empty())
     for (const auto& p : profile_descs()) specs.emplace_back(p.name);
@@ -38,27 +39,13 @@ int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err) {
     backends.push_back(std::move(b));
   }
 
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (fs::directory_iterator it(o.corpus, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".mwt" || it->path().extension() == ".mwb") files.push_back(it->path());
-  if (ec || files.empty()) {
-    err << fmt::format("{}:1:1: error: no conformance traces here{}\n", o.corpus,
-                       ec ? ": " + ec.message() : "");
-    return kExitBadInput;
-  }
-  std::sort(files.begin(), files.end());
-
-  int status = kExitOk;
+  std::vector<std::string> paths;
+  std::vector<Trace> loaded;
+  int status = load_corpus(o.corpus, paths, loaded, err);
+  if (paths.empty()) return kExitBadInput;
   std::vector<std::pair<std::string, Trace>> traces;
-  for (const auto& f : files) {
-    auto t = load_trace(f.string(), err);
-    if (!t) {
-      status = kExitBadInput;
-      continue;
-    }
-    traces.emplace_back(f.string(), std::move(*t));
-  }
+  for (size_t i = 0; i < paths.size(); ++i) traces.emplace_back(paths[i], std::move(loaded[i]));
+  std::error_code ec;
 
   ConformResult result;
   result.corpus = o.corpus;

@@ -2,6 +2,7 @@
 
 #include "adapters/backend.hpp"
 #include "cli/app.hpp"
+#include "cli/guest.hpp"
 #include "cli/commands.hpp"
 #include "cli/load.hpp"
 #include "refmodel/text_codec.hpp"
@@ -19,10 +20,20 @@ std::string knob_list(uint32_t bits) {
 }  // namespace
 
 int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.against.size() != 2) {
+    err << "mwcheck diff: error: give two backends (--against A --against B)\n";
+    return kExitBadInput;
+  }
+  if (const int vm = softroce_spec(o.against); vm >= 0) {
+    std::vector<std::string> args = {"diff"};
+    for (const auto& a : o.against) args.insert(args.end(), {"--against", is_softroce(a) ? "device:rxe0" : a});
+    for (auto& a : device_args(o.dev)) args.push_back(a);
+    return run_args_in_softroce(o.against[static_cast<size_t>(vm)], o.dev, args, o.files, out, err);
+  }
   std::unique_ptr<Backend> b[2];
   for (int i = 0; i < 2; ++i) {
     std::string why;
-    b[i] = make_backend(o.against[i], why);
+    b[i] = make_backend(o.against[i], why, o.dev);
     if (!b[i]) {
       err << "mwcheck diff: error: " << why << "\n";
       return kExitBadInput;
@@ -39,8 +50,11 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
       continue;
     }
     ++traces;
+    mark_trace(static_cast<size_t>(&path - o.files.data()), err);
     b[0]->run(*t, oa);
     b[1]->run(*t, ob);
+    for (auto& x : b)
+      if (!x->note().empty()) out << fmt::format("{}: {}: {}\n", path, x->name(), x->note());
     size_t i = 0;
     while (i < t->ops.size() && oa[i] == ob[i]) ++i;
     if (i == t->ops.size()) {

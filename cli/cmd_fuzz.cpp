@@ -43,8 +43,9 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
       return kExitBadInput;
     }
   }
-  auto seeds = load_corpus(o.corpus, err);
-  if (!seeds) return kExitBadInput;
+  std::vector<std::string> paths;
+  std::vector<Trace> seeds;  // "none": start from nothing
+  if (o.corpus != "none" && load_corpus(o.corpus, paths, seeds, err) != kExitOk) return kExitBadInput;
   if (!o.out.empty()) {
     std::error_code ec;
     fs::create_directories(o.out, ec);
@@ -83,7 +84,7 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
     written.push_back(o.out.empty() ? "" : path);
   };
   fuzz::CampaignStatus st;
-  const auto findings = fuzz::run_campaign(*b[0], *b[1], *seeds, co, hooks, st);
+  const auto findings = fuzz::run_campaign(*b[0], *b[1], seeds, co, hooks, st);
 
   out << fmt::format("fuzz: {} against {}, seed {}: {}\n", b[0]->name(), b[1]->name(), o.seed, status_line(st));
   std::string unreached;

@@ -78,8 +78,9 @@ Detection detect(Backend& base, Backend& mutant, const std::vector<Trace>& seeds
 }  // namespace
 
 int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
-  auto corpus = load_corpus(o.corpus, err);
-  if (!corpus) return kExitBadInput;
+  std::vector<std::string> paths;
+  std::vector<Trace> corpus;
+  if (load_corpus(o.corpus, paths, corpus, err) != kExitOk) return kExitBadInput;
   out << fmt::format(
       "power: {} seeds per mutant, {:g} s budget each; time to detect in seconds: median / max "
       "(campaigns that found it / campaigns)\n\n",
@@ -93,8 +94,8 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
     const std::string base_name(profile_descs()[static_cast<int>(m.base)].name);
     auto base = make_backend(base_name, why);
     auto mutant = make_backend("mutant:" + std::string(m.name), why);
-    const size_t caught = corpus_catches(*mutant, *corpus);
-    const Detection seeded = detect(*base, *mutant, *corpus, o.seeds, o.budget);
+    const size_t caught = corpus_catches(*mutant, corpus);
+    const Detection seeded = detect(*base, *mutant, corpus, o.seeds, o.budget);
     const Detection blind = detect(*base, *mutant, {}, o.seeds, o.budget);
     missed += seeded.missed + blind.missed;
     const double execs = (seeded.runs + blind.runs) / std::max(1e-9, seeded.total_seconds + blind.total_seconds);

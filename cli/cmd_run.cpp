@@ -3,6 +3,7 @@
 #include "adapters/backend.hpp"
 #include "cli/annotate.hpp"
 #include "cli/app.hpp"
+#include "cli/guest.hpp"
 #include "cli/commands.hpp"
 #include "cli/load.hpp"
 #include "refmodel/text_codec.hpp"
@@ -10,8 +11,17 @@
 namespace mwc::cli {
 
 int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
+  const std::string spec =
+      o.device.empty() ? o.profile : (o.device.starts_with("device:") ? "" : "device:") + o.device;
+  if (softroce_spec({spec}) == 0) {
+    std::vector<std::string> args = {"run", "--device", "rxe0"};
+    if (o.check) args.push_back("--check");
+    if (o.quiet) args.push_back("--quiet");
+    for (auto& a : device_args(o.dev)) args.push_back(a);
+    return run_args_in_softroce(spec, o.dev, args, o.files, out, err);
+  }
   std::string why;
-  auto backend = make_backend(o.profile, why);
+  auto backend = make_backend(spec, why, o.dev);
   if (!backend) {
     err << "mwcheck run: error: " << why << "\n";
     return kExitBadInput;
@@ -25,7 +35,9 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       status = kExitBadInput;
       continue;
     }
+    mark_trace(static_cast<size_t>(&path - o.files.data()), err);
     backend->run(*t, outcomes);
+    if (!backend->note().empty()) out << "# " << path << ": " << backend->note() << "\n";
     if (!o.quiet) {
       if (o.files.size() > 1) out << "# == " << path << " ==\n";
       out << annotate(*t, outcomes, backend->expectation_column(), backend->name());

@@ -4,10 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "adapters/backend.hpp"
+
 namespace mwc::cli {
 
 struct RunOptions {
   std::string profile = "verbs";
+  std::string device;  // runs on this device instead (rxe0, softroce[:VERSION])
+  DeviceConfig dev;
   bool check = false;
   bool quiet = false;
   std::vector<std::string> files;
@@ -16,6 +20,7 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err);
 
 struct DiffOptions {
   std::vector<std::string> against;
+  DeviceConfig dev;
   std::vector<std::string> files;
 };
 int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err);
@@ -32,10 +37,21 @@ int cmd_convert(const ConvertOptions& o, std::ostream& out, std::ostream& err);
 
 struct ConformOptions {
   std::vector<std::string> profiles;
+  std::vector<std::string> devices;  // rxe0, mlx5_0, softroce[:VERSION]; one column each
+  DeviceConfig dev;
+  std::string against;  // the profile divergences are minimized against (default: closest)
+  bool stream = false;  // print device results as JSON lines (the VM guest's side)
   std::string corpus;
   std::string report;
 };
 int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err);
+int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream& err);
+
+struct ProveOptions {
+  bool json = false;
+  std::string witness_dir;
+};
+int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err);
 
 struct FuzzOptions {
   std::vector<std::string> against;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <filesystem>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -71,25 +72,30 @@ std::string where(const std::string& path, const Trace& t, size_t i) {
   return fmt::format("{}:op {}", path, i + 1);
 }
 
-std::optional<std::vector<Trace>> load_corpus(const std::string& dir, std::ostream& err) {
+int load_corpus(const std::string& dir, std::vector<std::string>& paths,
+                std::vector<Trace>& traces, std::ostream& err) {
   namespace fs = std::filesystem;
-  std::vector<Trace> seeds;
-  if (dir.empty() || dir == "none") return seeds;
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".mwt" || it->path().extension() == ".mwb") files.push_back(it->path());
-  if (ec) {
-    err << fmt::format("{}:1:1: error: cannot read the corpus: {}\n", dir, ec.message());
-    return std::nullopt;
+  if (ec || files.empty()) {
+    err << fmt::format("{}:1:1: error: no conformance traces here{}\n", dir,
+                       ec ? ": " + ec.message() : "");
+    return 2;
   }
   std::sort(files.begin(), files.end());
+  int status = 0;
   for (const auto& f : files) {
     auto t = load_trace(f.string(), err);
-    if (!t) return std::nullopt;
-    seeds.push_back(std::move(*t));
+    if (!t) {
+      status = 2;
+      continue;
+    }
+    paths.push_back(f.string());
+    traces.push_back(std::move(*t));
   }
-  return seeds;
+  return status;
 }
 
 }  // namespace mwc::cli

@@ -15,9 +15,12 @@ std::optional<Trace> load_trace(const std::string& path, std::ostream& err);
 // Writes a trace as .mwb (by extension) or text. Returns false after printing
 // the error to `err`.
 bool save_trace(const Trace& t, const std::string& path, std::ostream& err);
-// Returns the traces (.mwt, .mwb) in a folder, in name order; none for
-// "none" or ""; or nothing after printing the first error to `err`.
-std::optional<std::vector<Trace>> load_corpus(const std::string& dir, std::ostream& err);
+// Reads every .mwt and .mwb trace of a folder, in name order, into `paths`
+// and `traces`. Returns 0, kExitBadInput after printing errors (a trace
+// that does not load is left out), or kExitBadInput with nothing read when
+// the folder holds no traces.
+int load_corpus(const std::string& dir, std::vector<std::string>& paths,
+                std::vector<Trace>& traces, std::ostream& err);
 // Returns "FILE:LINE" for op i of a loaded trace ("FILE:op N" for binary).
 std::string where(const std::string& path, const Trace& t, size_t i);
 

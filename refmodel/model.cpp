@@ -3,10 +3,17 @@
 #include <algorithm>
 
 #include "refmodel/rules.hpp"
+#ifdef MWCHECK_BREAKABLE_MODEL
+#include "refmodel/broken_rules.hpp"
+#endif
 
 namespace mwc {
 namespace {
+#ifdef MWCHECK_BREAKABLE_MODEL
+using C = Broken<Concrete>;  // tests only: one rule template may be broken
+#else
 using C = Concrete;
+#endif
 constexpr uint32_t kRdmaRegAccess[] = {
     acc::LOCAL_WRITE, acc::LOCAL_WRITE | acc::REMOTE_READ, acc::LOCAL_WRITE | acc::REMOTE_WRITE};
 bool bind_transport_ok(uint32_t t) { return t == qpt::RC || t == qpt::UC || t == qpt::XRC_SEND; }
@@ -605,7 +612,23 @@ const char* Model::check_invariants() const {
     if (!q.live) continue;
     ++users[q.pd];
     if (q.count > q.depth) return "a send queue holds more than its depth";
+    // A QP in the Error state flushes everything: no success after an error.
+    bool errored = false;
+    for (uint8_t i = 0; i < q.count; ++i) {
+      const bool ok = q.ring[(q.head + i) % kMaxDepth].st == WcStatus::kIBV_WC_SUCCESS;
+      if (!ok) errored = true;
+      else if (errored) return "a completion succeeds after an error completion of its QP";
+    }
+    if (errored && q.state != QpState::kERR) return "a QP holds an error completion outside Error";
   }
+  // Valid rkeys are unique: no two live MRs or bound windows share one.
+  std::vector<uint32_t> keys;
+  for (uint32_t h = 0; h < mrs_.size(); ++h)
+    if (mrs_[h].live) keys.push_back(mrs_[h].rkey(h));
+  for (const Mw& w : mws_)
+    if (w.live && w.state == MwState::Bound) keys.push_back(w.rkey);
+  std::sort(keys.begin(), keys.end());
+  if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) return "two valid rkeys are equal";
   for (uint32_t h = 0; h < pds_.size(); ++h)
     if (pds_[h].live && pds_[h].users != users[h]) return "a PD's user count is wrong";
   return nullptr;

@@ -26,6 +26,12 @@ inline uint64_t buf_va(uint32_t h) { return kBufBase + (uint64_t{h} << 32); }
 inline constexpr uint32_t kMwIndexBit = 0x800000u;
 inline constexpr int kMaxDepth = 64;
 
+// A test build (MWCHECK_BREAKABLE_MODEL) runs the model on a domain whose
+// rule templates can be broken (broken_rules.hpp); its own inline namespace
+// lets it live beside the real model in one program.
+#ifdef MWCHECK_BREAKABLE_MODEL
+inline namespace breakable {
+#endif
 class Model {
  public:
   // `mutant` switches one real bug on (mutants.def); none costs nothing.
@@ -135,5 +141,8 @@ class Model {
   std::vector<Mw> mws_;
   std::vector<Qp> qps_;
 };
+#ifdef MWCHECK_BREAKABLE_MODEL
+}  // namespace breakable
+#endif
 
 }  // namespace mwc

@@ -3,7 +3,10 @@
 // instantiates the same templates with Z3 expressions, so what is proved is
 // what runs. A domain provides U64 and Bool types, lit(), ule(), ult() and
 // ite(); the templates use only those and the operators & | ~ + - == != && ||
-// ! that both uint64_t and z3::expr have.
+// ! that both uint64_t and z3::expr have. Every template returns through
+// D::decide(RuleFn::<its name>, value): the identity for the model and the
+// prover, compiled away; a test domain (refmodel/broken_rules.hpp) uses it to
+// break one template on purpose and see theorems and properties fail.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -36,6 +39,27 @@ std::span<const RuleDesc> rule_descs();
 // Returns one rule's description.
 const RuleDesc& rule_desc(Rule r);
 
+// The rule templates below, one entry each: T(name).
+#define MWC_RULE_TEMPLATES(T)                                                     \
+  T(has_all) T(has_any) T(range_within) T(mr_access_valid) T(mr_allows_binding)   \
+  T(mw_write_backed) T(mw_read_backed) T(mw_access_allowed) T(window_in_mr)       \
+  T(grants) T(translate) T(remote_range_ok) T(atomic_aligned) T(inc_rkey) T(with_key)
+enum class RuleFn : uint8_t {
+#define T(name) name,
+  MWC_RULE_TEMPLATES(T)
+#undef T
+};
+inline constexpr int kRuleFnCount = 0
+#define T(name) +1
+    MWC_RULE_TEMPLATES(T)
+#undef T
+    ;
+inline constexpr std::string_view kRuleFnNames[] = {
+#define T(name) #name,
+    MWC_RULE_TEMPLATES(T)
+#undef T
+};
+
 // The concrete domain: the model runs on it.
 struct Concrete {
   using U64 = uint64_t;
@@ -45,6 +69,9 @@ struct Concrete {
   static constexpr Bool ult(U64 a, U64 b) { return a < b; }
   template <class T>
   static constexpr T ite(Bool c, T a, T b) { return c ? a : b; }
+  // Returns a rule template's value unchanged.
+  template <class T>
+  static constexpr T decide(RuleFn, T v) { return v; }
 };
 
 namespace rules {
@@ -52,12 +79,12 @@ namespace rules {
 // Returns whether every bit of `bits` is in `set`.
 template <class D>
 typename D::Bool has_all(typename D::U64 set, uint64_t bits) {
-  return (set & D::lit(bits)) == D::lit(bits);
+  return D::decide(RuleFn::has_all, (set & D::lit(bits)) == D::lit(bits));
 }
 // Returns whether any bit of `bits` is in `set`.
 template <class D>
 typename D::Bool has_any(typename D::U64 set, uint64_t bits) {
-  return (set & D::lit(bits)) != D::lit(0);
+  return D::decide(RuleFn::has_any, (set & D::lit(bits)) != D::lit(0));
 }
 
 // Returns whether [a, a+len) lies inside [base, base+blen). Written on
@@ -65,28 +92,31 @@ typename D::Bool has_any(typename D::U64 set, uint64_t bits) {
 template <class D>
 typename D::Bool range_within(typename D::U64 a, typename D::U64 len, typename D::U64 base,
                               typename D::U64 blen) {
-  return D::ule(base, a) && D::ule(len, blen) && D::ule(a - base, blen - len);
+  return D::decide(RuleFn::range_within,
+                   D::ule(base, a) && D::ule(len, blen) && D::ule(a - base, blen - len));
 }
 
 // mr.access.local_write: returns whether an MR's access set is valid.
 template <class D>
 typename D::Bool mr_access_valid(typename D::U64 access) {
-  return !has_any<D>(access, acc::REMOTE_WRITE | acc::REMOTE_ATOMIC) ||
-         has_all<D>(access, acc::LOCAL_WRITE);
+  return D::decide(RuleFn::mr_access_valid,
+                   !has_any<D>(access, acc::REMOTE_WRITE | acc::REMOTE_ATOMIC) ||
+                       has_all<D>(access, acc::LOCAL_WRITE));
 }
 
 // bind.mr_mw_bind (C10-73): returns whether the MR allows windows.
 template <class D>
 typename D::Bool mr_allows_binding(typename D::U64 mr_access) {
-  return has_all<D>(mr_access, acc::MW_BIND);
+  return D::decide(RuleFn::mr_allows_binding, has_all<D>(mr_access, acc::MW_BIND));
 }
 
 // bind.local_write (C10-74): returns whether a window's write or atomic
 // right is backed by LOCAL_WRITE on the MR.
 template <class D>
 typename D::Bool mw_write_backed(typename D::U64 mw_access, typename D::U64 mr_access) {
-  return !has_any<D>(mw_access, acc::REMOTE_WRITE | acc::REMOTE_ATOMIC) ||
-         has_all<D>(mr_access, acc::LOCAL_WRITE);
+  return D::decide(RuleFn::mw_write_backed,
+                   !has_any<D>(mw_access, acc::REMOTE_WRITE | acc::REMOTE_ATOMIC) ||
+                       has_all<D>(mr_access, acc::LOCAL_WRITE));
 }
 
 // bind.local_read (knob local_read): returns whether a window's read right
@@ -94,8 +124,10 @@ typename D::Bool mw_write_backed(typename D::U64 mw_access, typename D::U64 mr_a
 template <class D>
 typename D::Bool mw_read_backed(typename D::U64 mw_access, typename D::U64 mr_access,
                                 uint8_t knob) {
-  if (knob == alt::local_read::implicit) return D::lit(0) == D::lit(0);
-  return !has_any<D>(mw_access, acc::REMOTE_READ) || has_all<D>(mr_access, acc::LOCAL_READ);
+  if (knob == alt::local_read::implicit)
+    return D::decide(RuleFn::mw_read_backed, D::lit(0) == D::lit(0));
+  return D::decide(RuleFn::mw_read_backed, !has_any<D>(mw_access, acc::REMOTE_READ) ||
+                                               has_all<D>(mr_access, acc::LOCAL_READ));
 }
 
 // bind.mw_access (knob mw_access): returns whether a window may carry these
@@ -105,9 +137,12 @@ typename D::Bool mw_access_allowed(typename D::U64 mw_access, uint8_t knob) {
   constexpr uint64_t kWindowFlags =
       acc::REMOTE_WRITE | acc::REMOTE_READ | acc::REMOTE_ATOMIC | acc::ZERO_BASED;
   const auto only_window = (mw_access & D::lit(~kWindowFlags)) == D::lit(0);
-  if (knob == alt::mw_access::any) return D::lit(0) == D::lit(0);
-  if (knob == alt::mw_access::remote_only) return only_window;
-  return only_window && has_any<D>(mw_access, kWindowFlags & ~uint64_t{acc::ZERO_BASED});
+  const auto yes = D::lit(0) == D::lit(0);
+  if (knob == alt::mw_access::any) return D::decide(RuleFn::mw_access_allowed, yes);
+  if (knob == alt::mw_access::remote_only)
+    return D::decide(RuleFn::mw_access_allowed, only_window);
+  return D::decide(RuleFn::mw_access_allowed,
+                   only_window && has_any<D>(mw_access, kWindowFlags & ~uint64_t{acc::ZERO_BASED}));
 }
 
 // bind.range (C10-75): returns whether a window [addr, addr+len) lies inside
@@ -115,13 +150,13 @@ typename D::Bool mw_access_allowed(typename D::U64 mw_access, uint8_t knob) {
 template <class D>
 typename D::Bool window_in_mr(typename D::U64 addr, typename D::U64 len, typename D::U64 mr_iova,
                               typename D::U64 mr_len) {
-  return range_within<D>(addr, len, mr_iova, mr_len);
+  return D::decide(RuleFn::window_in_mr, range_within<D>(addr, len, mr_iova, mr_len));
 }
 
 // remote.access: returns whether `granted` includes every right `required`.
 template <class D>
 typename D::Bool grants(typename D::U64 granted, typename D::U64 required) {
-  return (granted & required) == required;
+  return D::decide(RuleFn::grants, (granted & required) == required);
 }
 
 // Zero-based translation: returns the MR address a remote address names.
@@ -129,7 +164,7 @@ typename D::Bool grants(typename D::U64 granted, typename D::U64 required) {
 template <class D>
 typename D::U64 translate(typename D::U64 raddr, typename D::Bool zero_based,
                           typename D::U64 win_addr) {
-  return D::ite(zero_based, win_addr + raddr, raddr);
+  return D::decide(RuleFn::translate, D::ite(zero_based, win_addr + raddr, raddr));
 }
 
 // remote.range (knob remote_range): returns whether a remote access of len
@@ -142,30 +177,31 @@ typename D::Bool remote_range_ok(typename D::U64 raddr, typename D::U64 len,
                                  typename D::U64 mr_len, uint8_t knob) {
   const auto va = translate<D>(raddr, zero_based, win_addr);
   const auto in_mr = range_within<D>(va, len, mr_iova, mr_len);
-  if (knob == alt::remote_range::mr_only) return in_mr;
+  if (knob == alt::remote_range::mr_only) return D::decide(RuleFn::remote_range_ok, in_mr);
   const auto in_window =
       D::ite(zero_based, range_within<D>(raddr, len, D::lit(0), win_len),
              range_within<D>(raddr, len, win_addr, win_len));
-  return in_window && in_mr;
+  return D::decide(RuleFn::remote_range_ok, in_window && in_mr);
 }
 
 // remote.atomic_align: returns whether an atomic's address is 8-aligned.
 template <class D>
 typename D::Bool atomic_aligned(typename D::U64 va) {
-  return (va & D::lit(7)) == D::lit(0);
+  return D::decide(RuleFn::atomic_aligned, (va & D::lit(7)) == D::lit(0));
 }
 
 // bind.ok: returns ibv_inc_rkey(rkey): the key byte advances, wrapping at 256,
 // and the 24-bit index stays.
 template <class D>
 typename D::U64 inc_rkey(typename D::U64 rkey) {
-  return (rkey & D::lit(0xffffff00)) | ((rkey + D::lit(1)) & D::lit(0xff));
+  return D::decide(RuleFn::inc_rkey,
+                   (rkey & D::lit(0xffffff00)) | ((rkey + D::lit(1)) & D::lit(0xff)));
 }
 
 // bind.ok (IBV_WR_BIND_MW): returns rkey with its key byte replaced.
 template <class D>
 typename D::U64 with_key(typename D::U64 rkey, typename D::U64 key) {
-  return (rkey & D::lit(0xffffff00)) | (key & D::lit(0xff));
+  return D::decide(RuleFn::with_key, (rkey & D::lit(0xffffff00)) | (key & D::lit(0xff)));
 }
 
 }  // namespace rules

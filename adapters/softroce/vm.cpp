@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr double kKvmProbeS = 30;  // a KVM guest not up by then falls back to TCG
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -88,10 +90,13 @@ struct Boot {
   std::string output, console, release;
   int exit_code = -1;
   long last_trace = -1;  // the last MWCHECK-TRACE index the guest printed
+  bool traces_done = false;
+  long last_op = -1;     // the last MWCHECK-OP index within that trace
   double boot_s = 0, run_s = 0;
 };
 
-Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& dir,
+// `first`: the place in the caller's list of the guest's first trace.
+Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& dir, size_t first,
                const ConsoleLine& on_line) {
   Boot b;
   const fs::path console = dir / "console.log", results = dir / "results.bin";
@@ -130,6 +135,14 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
         b.release = line.size() > 14 ? line.substr(14) : "";
       } else if (line.starts_with(kTraceMarker)) {
         b.last_trace = std::strtol(line.c_str() + kTraceMarker.size(), nullptr, 10);
+        b.last_op = -1;
+        // The guest counts in its own list: tell the caller the place in the whole one.
+        line = std::string(kTraceMarker) + std::to_string(first + b.last_trace);
+      } else if (line.starts_with(kOpMarker)) {
+        b.last_op = std::strtol(line.c_str() + kOpMarker.size(), nullptr, 10);
+        continue;  // one per op: not worth the caller's time
+      } else if (line.starts_with(kTracesDone)) {
+        b.traces_done = true;
       } else if (line.starts_with("MWCHECK-END rc=")) {
         b.exit_code = std::atoi(line.c_str() + 15);
         b.end = End::finished;
@@ -137,7 +150,9 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
       if (on_line) on_line(line);
     }
     if (exited) break;
-    if (since(quiet_since) > o.quiet_limit_s) {
+    // KVM is only tried: here it can hang a stock kernel before any output.
+    const bool kvm_stuck = kvm && !ready && since(start) > kKvmProbeS;
+    if (since(quiet_since) > o.quiet_limit_s || kvm_stuck) {
       kill(pid, SIGKILL);
       waitpid(pid, &st, 0);
       b.end = End::hung;
@@ -149,22 +164,37 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
   if (b.end != End::finished && b.end != End::hung)
     b.end = b.console.find("Kernel panic") != std::string::npos ? End::panicked : End::failed;
   if (ready) b.run_s = since(start) - b.boot_s;
-  b.console = tail_lines(b.console, 25);
+  // The op markers say where, not what: the account is the kernel's lines.
+  std::string kernel;
+  std::istringstream all(b.console);
+  for (std::string l; std::getline(all, l);)
+    if (!l.starts_with(kOpMarker)) kernel += l + "\n";
+  b.console = std::move(kernel);
+  // For an oops, from its first line (what and where); else the last lines.
+  size_t oops = std::string::npos;
+  for (const char* mark : {"BUG:", "Oops", "general protection fault", "WARNING:", "Kernel panic"})
+    oops = std::min(oops, b.console.find(mark));
+  b.console = oops != std::string::npos
+                  ? b.console.substr(b.console.rfind('\n', oops) + 1, 3000) + "\n...\n" +
+                        tail_lines(b.console, 6)
+                  : tail_lines(b.console, 30);
   return b;
 }
 
 // Writes the initramfs of one boot: the cached parts and a last part with
 // the arguments and the trace files.
 // `args` gets the guest's names of the files appended when `append`.
+// Guest copies are numbered by their place in the whole list (`first` is
+// the place of files[0]), so the guest's folder order is the host's.
 bool write_initrd(const Image& img, const fs::path& dir, std::vector<std::string> args,
-                  bool append, const std::vector<std::string>& files, std::string& err) {
+                  bool append, const std::vector<std::string>& files, size_t first,
+                  std::string& err) {
   const fs::path root = dir / "root", run = root / "run" / "mwcheck", corpus = run / "corpus";
   fs::remove_all(root);
   fs::create_directories(corpus);
   for (size_t i = 0; i < files.size(); ++i) {
-    // Numbered, so the guest's directory order is the host's order.
     char prefix[32];
-    std::snprintf(prefix, sizeof prefix, "%05zu-", i);
+    std::snprintf(prefix, sizeof prefix, "%05zu-", first + i);
     const std::string name = prefix + fs::path(files[i]).filename().string();
     std::error_code ec;
     fs::copy_file(files[i], corpus / name, ec);
@@ -212,8 +242,8 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
   size_t done = 0;  // traces finished or lost so far
   while (done < files.size() || (files.empty() && g.times.boots == 0)) {
     const std::vector<std::string> rest(files.begin() + static_cast<long>(done), files.end());
-    if (!write_initrd(img, dir, args, files_as_args, rest, g.error)) break;
-    Boot b = boot_once(o, kvm, img, dir, console);
+    if (!write_initrd(img, dir, args, files_as_args, rest, done, g.error)) break;
+    Boot b = boot_once(o, kvm, img, dir, done, console);
     ++g.times.boots;
     if (kvm && b.boot_s == 0) {  // KVM did not boot the kernel here: TCG it is
       kvm = false;
@@ -225,11 +255,16 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
     g.kernel_release = b.release;
     g.exit_code = b.exit_code;
     if (b.end == End::finished) break;
+    if (b.traces_done) {  // every trace ran: what died was the work after them
+      g.incident = std::string("the guest kernel ") + (b.end == End::hung ? "went silent" : "died") +
+                   " after the last trace; its console ends:\n" + b.console;
+      break;
+    }
     if (b.last_trace < 0 || static_cast<size_t>(b.last_trace) >= rest.size()) {
       g.error = "the guest died before running any trace; its console ends:\n" + b.console;
       break;
     }
-    lost(done + static_cast<size_t>(b.last_trace), b.end == End::hung ? "TIMEOUT" : "CRASH",
+    lost(done + static_cast<size_t>(b.last_trace), b.last_op, b.end == End::hung ? "TIMEOUT" : "CRASH",
          b.console);
     done += static_cast<size_t>(b.last_trace) + 1;
   }

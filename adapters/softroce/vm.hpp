@@ -36,17 +36,20 @@ struct GuestRun {
   std::string kernel_release;  // uname -r of the guest
   VmTimes times;
   std::string error;           // set when the VM could not run at all
+  std::string incident;        // the guest died after its last trace (while minimizing)
 };
 
-// Called when a trace was running as the guest died: `how` is "CRASH" (the
-// kernel panicked) or "TIMEOUT" (the guest went silent), `detail` the end
-// of the console.
-using LostTrace = std::function<void(size_t index, const std::string& how, const std::string& detail)>;
+// Called when a trace was running as the guest died: `op` is the op it
+// was in (-1: unknown), `how` "CRASH" (the kernel panicked) or "TIMEOUT"
+// (the guest went silent), `detail` the console's account.
+using LostTrace = std::function<void(size_t index, long op, const std::string& how,
+                                     const std::string& detail)>;
 // Called with each line the guest prints to its console (progress).
 using ConsoleLine = std::function<void(const std::string& line)>;
 
 // Runs `mwcheck ARGS...` in the guest with copies of `files` in its folder
-// `corpus` (in order), named after ARGS too when `files_as_args`. Boots
+// `corpus`, as corpus/NNNNN-NAME (NNNNN: the place in `files`), named after
+// ARGS too when `files_as_args`. Boots
 // again after a dead guest, for the files after the one it died on.
 // Returns the output and times.
 GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
@@ -56,6 +59,10 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
 // The marker the guest command prints on stderr before trace `i` of its
 // list, so the host knows which one a dying guest was running.
 inline constexpr std::string_view kTraceMarker = "MWCHECK-TRACE ";
+// The marker a device session in the guest prints before each op.
+inline constexpr std::string_view kOpMarker = "MWCHECK-OP ";
+// ... and after the last trace of the list has run.
+inline constexpr std::string_view kTracesDone = "MWCHECK-TRACES-DONE";
 // Returns whether this process runs inside the Soft-RoCE guest.
 bool in_guest();
 

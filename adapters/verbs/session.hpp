@@ -9,6 +9,7 @@
 // the consumer's copy of each window's rkey and the one before it.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <deque>
 #include <memory>
 #include <string>
@@ -147,6 +148,7 @@ class Session {
   uint64_t next_wr_ = 1;
   uint32_t op_index_ = 0;
   bool fault_done_ = false;
+  std::FILE* console_ = nullptr;  // the guest's console, inside the Soft-RoCE VM
   std::vector<Buf> bufs_;
   std::vector<Pd> pds_;
   std::vector<Mr> mrs_;

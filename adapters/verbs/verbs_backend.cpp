@@ -26,8 +26,9 @@ class VerbsBackend final : public Backend {
   void run(const Trace& t, std::vector<Outcome>& outcomes) override {
     verbs::SessionOptions o = opts_;
     const std::string stem = std::filesystem::path(t.origin).stem().string();
+    // (In the Soft-RoCE guest, trace files are copies named NNNNN-NAME.)
     for (const auto& [fault, trace] : faults_)
-      if (trace == stem) o.fault = fault;
+      if (stem == trace || stem.ends_with("-" + trace)) o.fault = fault;
     // An op may wait twice for a completion (posting, then polling); past
     // that and some slack, the child is stuck.
     const int deadline = 2 * o.op_timeout_ms + 5000;

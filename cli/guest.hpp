@@ -1,0 +1,33 @@
+// Commands that name the Soft-RoCE VM run themselves inside it: the same
+// mwcheck binary, against the guest's rxe0, on copies of the trace files.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "adapters/backend.hpp"
+
+namespace mwc::cli {
+
+// Returns the index of the first spec naming the Soft-RoCE VM, or -1 (always
+// -1 inside the guest itself).
+int softroce_spec(const std::vector<std::string>& specs);
+
+// Runs `mwcheck ARGS... FILES...` in the VM that `spec` names, where ARGS
+// name the guest's device as device:rxe0; prints the guest's output with the
+// host's file names, each trace lost to a dead guest, and the timings.
+// Returns the guest command's exit status (2 when the VM could not run).
+int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
+                         const std::vector<std::string>& args,
+                         const std::vector<std::string>& files, std::ostream& out,
+                         std::ostream& err);
+
+// Returns the arguments that hand a device configuration on to the guest.
+std::vector<std::string> device_args(const DeviceConfig& d);
+
+// Inside the guest: tells the host that trace `i` of the list starts, or
+// that every trace has run (what follows, minimizing, may still die).
+void mark_trace(size_t i, std::ostream& err);
+void mark_traces_done(std::ostream& err);
+
+}  // namespace mwc::cli
