@@ -12,18 +12,22 @@ uint32_t differing_knobs(const Backend& a, const Backend& b) {
   return m;
 }
 
-std::optional<Divergence> first_divergence(const Trace& t, Backend& a, Backend& b,
-                                           std::vector<Outcome>& oa, std::vector<Outcome>& ob) {
-  a.run(t, oa);
-  b.run(t, ob);
-  const uint32_t differ = differing_knobs(a, b);
+std::optional<Divergence> first_divergence(const std::vector<Outcome>& oa,
+                                           const std::vector<Outcome>& ob, uint32_t differ) {
   uint32_t consulted = 0;
-  for (size_t i = 0; i < t.ops.size(); ++i) {
+  for (size_t i = 0; i < oa.size() && i < ob.size(); ++i) {
     consulted |= oa[i].knobs | ob[i].knobs;
     if (oa[i] == ob[i]) continue;
     return Divergence{i, oa[i], ob[i], (consulted & differ) != 0};
   }
   return std::nullopt;
+}
+
+std::optional<Divergence> first_divergence(const Trace& t, Backend& a, Backend& b,
+                                           std::vector<Outcome>& oa, std::vector<Outcome>& ob) {
+  a.run(t, oa);
+  b.run(t, ob);
+  return first_divergence(oa, ob, differing_knobs(a, b));
 }
 
 }  // namespace mwc

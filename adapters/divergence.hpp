@@ -20,6 +20,11 @@ struct Divergence {
 // either follows no known profile (a device: no knob explains its outcomes).
 uint32_t differing_knobs(const Backend& a, const Backend& b);
 
+// Returns the first divergence of two outcome streams of one trace, where
+// `differ` holds the knobs the two backends set differently.
+std::optional<Divergence> first_divergence(const std::vector<Outcome>& oa,
+                                           const std::vector<Outcome>& ob, uint32_t differ);
+
 // Runs `t` on both backends (outcomes left in oa, ob) and returns their first
 // divergence, or nothing when every outcome agrees.
 std::optional<Divergence> first_divergence(const Trace& t, Backend& a, Backend& b,

@@ -117,6 +117,29 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   g->add_flag("--binary", gen.binary, "Write .mwb whatever the file name");
   g->add_option("-o,--output", gen.out, "Output: .mwb for binary, else text; - for standard output")
       ->required();
+  FuzzOptions fuzz;
+  auto* z = app.add_subcommand("fuzz", "Differential fuzzing of two backends, in process");
+  z->add_option("--against,-a", fuzz.against, "A backend: profile:NAME[+knob=alt...] or mutant:NAME (give two)")
+      ->required()
+      ->expected(2);
+  z->add_option("--seed", fuzz.seed, "Random seed")->capture_default_str();
+  auto* zt = z->add_option("--time", fuzz.time, "Stop after this many seconds (default 60)");
+  z->add_option("--runs", fuzz.runs, "Stop after this many inputs")->excludes(zt);
+  z->add_option("--out", fuzz.out, "Write each finding here as a minimized .mwt reproducer");
+  z->add_option("--corpus", fuzz.corpus, "Seed traces (none: start from nothing)")
+      ->default_str(MWCHECK_DEFAULT_CORPUS);
+  z->add_flag("--keep-going", fuzz.keep_going, "Go on after the first finding");
+  z->add_option("--max-ops", fuzz.max_ops, "Longest trace the mutator makes")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+
+  PowerOptions power;
+  auto* w = app.add_subcommand("power", "Measure how fast fuzzing finds each mutant model");
+  w->add_option("--seeds", power.seeds, "Campaigns per mutant (seeds 1..N)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  w->add_option("--budget", power.budget, "Seconds a campaign may take")->capture_default_str();
+  w->add_option("--corpus", power.corpus, "Conformance corpus")->default_str(MWCHECK_DEFAULT_CORPUS);
 
   std::vector<const char*> argv{"mwcheck"};
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -129,6 +152,10 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitBadInput;
   }
   if (conform.corpus.empty()) conform.corpus = MWCHECK_DEFAULT_CORPUS;
+  if (fuzz.corpus.empty()) fuzz.corpus = MWCHECK_DEFAULT_CORPUS;
+  if (power.corpus.empty()) power.corpus = MWCHECK_DEFAULT_CORPUS;
+  if (*z) return cmd_fuzz(fuzz, out, err);
+  if (*w) return cmd_power(power, out, err);
   if (*r) return cmd_run(run, out, err);
   if (*d) return cmd_diff(diff, out, err);
   if (*p) return cmd_profiles(profiles, out, err);

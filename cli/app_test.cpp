@@ -52,7 +52,7 @@ constexpr const char* kTrace =
     "peer_read q1 rkey=w0 addr=w0+8 len=64 => IBV_WC_REM_ACCESS_ERR; rxe: IBV_WC_SUCCESS\n";
 
 TEST(App, HelpOnEveryVerb) {
-  for (const char* verb : {"run", "diff", "profiles", "convert", "conform"}) {
+  for (const char* verb : {"run", "diff", "profiles", "convert", "conform", "fuzz", "power"}) {
     const Ran r = mwcheck({verb, "--help"});
     EXPECT_EQ(r.status, 0) << verb;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << verb;

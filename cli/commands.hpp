@@ -70,5 +70,23 @@ struct GenOptions {
   bool binary = false;  // binary even without the .mwb extension (for "-")
 };
 int cmd_gen(const GenOptions& o, std::ostream& out, std::ostream& err);
+struct FuzzOptions {
+  std::vector<std::string> against;
+  uint64_t seed = 1;
+  double time = 0;     // seconds
+  uint64_t runs = 0;
+  std::string out;
+  std::string corpus;  // seed traces ("none": start from nothing)
+  bool keep_going = false;
+  size_t max_ops = 64;
+};
+int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err);
+
+struct PowerOptions {
+  int seeds = 5;
+  double budget = 60;  // seconds per campaign
+  std::string corpus;
+};
+int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err);
 
 }  // namespace mwc::cli

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -70,10 +71,6 @@ std::string where(const std::string& path, const Trace& t, size_t i) {
   if (i < t.lines.size()) return fmt::format("{}:{}", path, t.lines[i]);
   return fmt::format("{}:op {}", path, i + 1);
 }
-
-}  // namespace mwc::cli
-
-namespace mwc::cli {
 
 int load_corpus(const std::string& dir, std::vector<std::string>& paths,
                 std::vector<Trace>& traces, std::ostream& err) {

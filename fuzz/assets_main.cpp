@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   std::ofstream dict(out / "text.dict");
   for (const auto& w : dictionary()) {
     std::string q;
-    for (char c : w) q += c == '\n' ? std::string("\\n") : c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    for (char c : w) q += c == '\n' ? std::string("\\x0A") : c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
     dict << '"' << q << "\"\n";
   }
   return dict ? 0 : 2;

@@ -50,10 +50,11 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace mwc;
   const Trace t = fuzz::input_trace({data, size});
-  static std::vector<Outcome> oa, ob;
+  static std::vector<std::vector<Outcome>> outcomes(backends.size());
+  for (size_t i = 0; i < backends.size(); ++i) backends[i]->run(t, outcomes[i]);
   for (size_t i = 0; i < backends.size(); ++i) {
     for (size_t j = i + 1; j < backends.size(); ++j) {
-      const auto d = first_divergence(t, *backends[i], *backends[j], oa, ob);
+      const auto d = first_divergence(outcomes[i], outcomes[j], differing_knobs(*backends[i], *backends[j]));
       if (!d || d->explained) continue;
       std::fprintf(stderr, "op %zu: %s\n  %s: %s (rule %s)\n  %s: %s (rule %s)\n", d->op + 1,
                    op_to_text(t.ops[d->op]).c_str(), backends[i]->name().c_str(),

@@ -19,13 +19,16 @@ constexpr uint64_t kSizes[] = {0, 1, 7, 8, 16, 64, 128, 512, 1024, 2048, 3584, 4
 
 uint64_t random_u64(const FieldDesc& f, Rng& rng) {
   uint64_t v;
-  switch (rng.below(6)) {
-    case 0: v = f.def; break;
-    case 1: v = f.lo; break;
-    case 2: v = f.hi; break;
-    case 3: v = rng.next(); break;
-    default: v = pick(kSizes, rng); break;
-  }
+  const uint64_t r = rng.below(20);
+  // A field with a small range is an enumeration (a window type, a flag):
+  // its first values are the ones that mean something.
+  if (f.hi - f.lo < 256 && r < 12) v = f.lo + rng.below(4);
+  else if (r < 9) v = pick(kSizes, rng);
+  else if (r < 12) v = rng.below(4);  // window types, flags, small counts
+  else if (r < 14) v = f.def;
+  else if (r < 16) v = f.lo;
+  else if (r < 18) v = f.hi;
+  else v = rng.next();
   if (v < f.lo || v > f.hi) v = f.lo + (f.hi - f.lo == ~uint64_t{0} ? v : v % (f.hi - f.lo + 1));
   return v;
 }
@@ -33,7 +36,7 @@ uint64_t random_u64(const FieldDesc& f, Rng& rng) {
 uint32_t random_flags(std::span<const NamedValue> table, Rng& rng) {
   uint32_t v = 0;
   for (const auto& n : table)
-    if (rng.chance(2, 5)) v |= n.value;
+    if (rng.chance(1, 2)) v |= n.value;
   return v;
 }
 
@@ -116,9 +119,12 @@ void mutate(Trace& t, Rng& rng, size_t max_ops) {
   for (uint64_t e = 0; e < edits; ++e) {
     const auto at = [&](size_t extra) { return static_cast<std::ptrdiff_t>(rng.below(ops.size() + extra)); };
     switch (ops.empty() ? 0 : rng.below(6)) {
-      case 0:  // insert a new op
-      case 1:
-        if (ops.size() < max_ops) ops.insert(ops.begin() + at(1), random_op(t.caps, rng));
+      case 0:  // append a new op: it finds the state the trace built
+      case 1:  // or insert it anywhere
+        if (ops.size() < max_ops) {
+          const auto to = rng.chance(1, 2) ? std::ssize(ops) : at(1);
+          ops.insert(ops.begin() + to, random_op(t.caps, rng));
+        }
         break;
       case 2: {  // delete a run of one to four ops
         const auto from = at(0);

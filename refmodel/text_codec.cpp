@@ -457,6 +457,7 @@ std::variant<Trace, ParseError> parse_text(std::string_view text) {
       }
       i = j;
     }
+    if (!have_name) return error(first, "'=>' needs an op before it");
     for (size_t k = 0; k < nfields; ++k) {
       if (fields[k].mode != FieldMode::Opt && !(given & (1u << k)))
         return error(body.size(), "op '" + shown(op_desc(op.code).name) + "' needs " +

@@ -79,6 +79,7 @@ TEST(TextCodec, ErrorsNameLineAndColumn) {
       {"alloc_pd p99999999\n", 1, 10, "limit"},
       {"peer_read q0 rkey=w1.next addr=w1\n", 1, 19, "rkey"},
       {"wr_bind_mw q0 w0 key=300\n", 1, 22, "key byte"},
+      {"alloc_pd p0\n  => OK\n", 2, 3, "needs an op"},  // found by fuzz_text
   };
   for (const auto& c : cases) {
     const ParseError e = error_of(c.text);

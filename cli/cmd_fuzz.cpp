@@ -1,0 +1,105 @@
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "cli/commands.hpp"
+#include "cli/load.hpp"
+#include "fuzz/campaign.hpp"
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string outcome_line(const Backend& b, const Outcome& o) {
+  return fmt::format("{}: {} (rule {})", b.name(), to_text(o), rule_desc(o.rule).id);
+}
+
+// Returns the reproducer: the minimized trace, with comments saying how it
+// was found and how to replay it, and both outcomes where the backends part.
+Trace reproducer(const fuzz::Finding& f, const Backend& a, const Backend& b, const FuzzOptions& o) {
+  Trace t = f.trace;
+  const auto& d = f.divergence;
+  t.comments = {
+      {0, false, fmt::format(" found by mwcheck fuzz --against {} --against {} --seed {} --corpus {} (input {})",
+                             a.name(), b.name(), o.seed, o.corpus, f.run)},
+      {0, false, fmt::format(" reproduce: mwcheck diff -a {} -a {} FILE", a.name(), b.name())},
+      {static_cast<uint32_t>(d.op), true,
+       fmt::format(" {}; {}", outcome_line(a, d.a), outcome_line(b, d.b))}};
+  return t;
+}
+
+}  // namespace
+
+int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
+  std::unique_ptr<Backend> b[2];
+  for (int i = 0; i < 2; ++i) {
+    std::string why;
+    b[i] = make_backend(o.against[i], why);
+    if (!b[i]) {
+      err << "mwcheck fuzz: error: " << why << "\n";
+      return kExitBadInput;
+    }
+  }
+  std::vector<std::string> paths;
+  std::vector<Trace> seeds;  // "none": start from nothing
+  if (o.corpus != "none" && load_corpus(o.corpus, paths, seeds, err) != kExitOk) return kExitBadInput;
+  if (!o.out.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.out, ec);
+    if (ec) {
+      err << fmt::format("{}:1:1: error: cannot create the folder: {}\n", o.out, ec.message());
+      return kExitBadInput;
+    }
+  }
+  fuzz::CampaignOptions co;
+  co.seed = o.seed;
+  co.runs = o.runs;
+  co.seconds = o.time;
+  co.keep_going = o.keep_going;
+  co.max_ops = o.max_ops;
+  if (co.runs == 0 && co.seconds == 0) co.seconds = 60;
+
+  const auto status_line = [](const fuzz::CampaignStatus& s) {
+    return fmt::format("#{} {:.1f}s {:.0f} execs/s  ops {}/{}  rules {}/{}  pool {}  findings {}", s.runs,
+                       s.seconds, s.execs_per_second(), s.ops_covered, kOpCount, s.rules_covered,
+                       kRuleCount, s.pool, s.findings);
+  };
+  std::vector<std::string> written;
+  bool write_failed = false;
+  fuzz::CampaignHooks hooks;
+  hooks.progress = [&](const fuzz::CampaignStatus& s) { err << status_line(s) << std::endl; };
+  hooks.finding = [&](const fuzz::Finding& f) {
+    const auto& d = f.divergence;
+    err << fmt::format("finding {} at input {} ({:.2f}s): op {} {}\n  {}\n  {}\n", written.size() + 1,
+                       f.run, f.seconds, d.op + 1, op_to_text(f.trace.ops[d.op]), outcome_line(*b[0], d.a),
+                       outcome_line(*b[1], d.b));
+    const std::string path =
+        (fs::path(o.out.empty() ? "." : o.out) /
+         fmt::format("finding-{}-{}-{}.mwt", written.size() + 1, rule_desc(d.a.rule).id, rule_desc(d.b.rule).id))
+            .string();
+    if (!o.out.empty() && !save_trace(reproducer(f, *b[0], *b[1], o), path, err)) write_failed = true;
+    written.push_back(o.out.empty() ? "" : path);
+  };
+  fuzz::CampaignStatus st;
+  const auto findings = fuzz::run_campaign(*b[0], *b[1], seeds, co, hooks, st);
+
+  out << fmt::format("fuzz: {} against {}, seed {}: {}\n", b[0]->name(), b[1]->name(), o.seed, status_line(st));
+  std::string unreached;
+  for (int r = 0; r < kRuleCount; ++r)
+    if (!st.rules_seen[r]) unreached += " " + std::string(rule_descs()[r].id);
+  if (!unreached.empty()) out << "  rules no input reached:" << unreached << "\n";
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const auto& f = findings[i];
+    out << fmt::format("  finding {}: input {} ({:.2f}s), {} ops, {} vs {} at {}{}\n", i + 1, f.run,
+                       f.seconds, f.trace.ops.size(), rule_desc(f.divergence.a.rule).id,
+                       rule_desc(f.divergence.b.rule).id, op_desc(f.trace.ops[f.divergence.op].code).name,
+                       written[i].empty() ? "" : " -> " + written[i]);
+  }
+  if (write_failed) return kExitBadInput;
+  return findings.empty() ? kExitOk : kExitFail;
+}
+
+}  // namespace mwc::cli
