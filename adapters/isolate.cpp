@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -31,9 +32,20 @@ bool write_all(int fd, const void* p, size_t n) {
   return true;
 }
 
-void keep_tail(std::string& s, size_t max) {
-  if (s.size() > max) s.erase(0, s.size() - max);
-}
+// What a child says on stderr: its first words (a provider's message, say)
+// and its last (a sanitizer's summary), with what lies between dropped.
+struct Log {
+  static constexpr size_t kHead = 1000, kTail = 1500;
+  std::string head, tail;
+  bool cut = false;
+  void add(const char* p, size_t n) {
+    const size_t h = std::min(n, kHead - head.size());
+    head.append(p, h);
+    tail.append(p + h, n - h);
+    if (tail.size() > kTail) tail.erase(0, tail.size() - kTail), cut = true;
+  }
+  std::string text() const { return head + (cut ? "\n...\n" : "") + tail; }
+};
 
 }  // namespace
 
@@ -78,7 +90,7 @@ IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& bod
 
   size_t next = 0;
   bool done = false, killed = false, eof = false;
-  std::string log;
+  Log log;
   Record rec;
   size_t have = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(op_deadline_ms);
@@ -95,7 +107,7 @@ IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& bod
     if (fds[1].revents & (POLLIN | POLLHUP)) {
       char buf[512];
       const ssize_t n = read(logs[0], buf, sizeof buf);
-      if (n > 0) log.append(buf, static_cast<size_t>(n)), keep_tail(log, 2000);
+      if (n > 0) log.add(buf, static_cast<size_t>(n));
     }
     if (!(fds[0].revents & (POLLIN | POLLHUP))) continue;
     const ssize_t n = read(data[0], reinterpret_cast<char*>(&rec) + have, sizeof rec - have);
@@ -118,8 +130,7 @@ IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& bod
     char buf[512];
     const ssize_t n = read(logs[0], buf, sizeof buf);
     if (n <= 0) break;
-    log.append(buf, static_cast<size_t>(n));
-    keep_tail(log, 2000);
+    log.add(buf, static_cast<size_t>(n));
   }
   close(data[0]);
   close(logs[0]);
@@ -138,7 +149,7 @@ IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& bod
   else waitpid(pid, &status, WNOHANG);
   if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
     r.setup_failed = true;
-    r.note = log;
+    r.note = log.text();
     return r;
   }
   const Result end = killed ? Result::kTIMEOUT : Result::kCRASH;
@@ -153,7 +164,7 @@ IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& bod
   else
     r.note = "op " + std::to_string(next + 1) + ": the child exited with status " +
              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  if (!log.empty()) r.note += "; its stderr ends: " + log;
+  if (const std::string l = log.text(); !l.empty()) r.note += "; its stderr: " + l;
   return r;
 }
 

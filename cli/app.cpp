@@ -119,7 +119,8 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->required();
   FuzzOptions fuzz;
   auto* z = app.add_subcommand("fuzz", "Differential fuzzing of two backends, in process");
-  z->add_option("--against,-a", fuzz.against, "A backend: profile:NAME[+knob=alt...] or mutant:NAME (give two)")
+  z->add_option("--against,-a", fuzz.against, "A backend (give two): profile:NAME[+knob=alt...], mutant:NAME, device:NAME, "
+                "device:softroce[:VERSION]")
       ->required()
       ->expected(2);
   z->add_option("--seed", fuzz.seed, "Random seed")->capture_default_str();
@@ -129,6 +130,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   z->add_option("--corpus", fuzz.corpus, "Seed traces (none: start from nothing)")
       ->default_str(MWCHECK_DEFAULT_CORPUS);
   z->add_flag("--keep-going", fuzz.keep_going, "Go on after the first finding");
+  add_device_options(z, fuzz.dev);
   z->add_option("--max-ops", fuzz.max_ops, "Longest trace the mutator makes")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));

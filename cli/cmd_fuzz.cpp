@@ -4,6 +4,7 @@
 
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/guest.hpp"
 #include "cli/load.hpp"
 #include "fuzz/campaign.hpp"
 #include "refmodel/text_codec.hpp"
@@ -33,11 +34,35 @@ Trace reproducer(const fuzz::Finding& f, const Backend& a, const Backend& b, con
 
 }  // namespace
 
+// Fuzzing against the Soft-RoCE VM: this command, inside the guest, against
+// its rxe0; the seeds go in as files, the reproducers come back as files.
+int fuzz_in_softroce(const FuzzOptions& o, int vm, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> args = {"fuzz"};
+  for (const auto& a : o.against) args.insert(args.end(), {"--against", is_softroce(a) ? "device:rxe0" : a});
+  args.insert(args.end(), {"--seed", std::to_string(o.seed), "--max-ops", std::to_string(o.max_ops)});
+  if (o.runs) args.insert(args.end(), {"--runs", std::to_string(o.runs)});
+  if (o.time) args.insert(args.end(), {"--time", fmt::format("{}", o.time)});
+  if (o.keep_going) args.push_back("--keep-going");
+  if (!o.out.empty()) args.insert(args.end(), {"--out", "out"});
+  std::vector<std::string> paths;
+  std::vector<Trace> seeds;
+  if (o.corpus != "none" && load_corpus(o.corpus, paths, seeds, err) != kExitOk) return kExitBadInput;
+  args.insert(args.end(), {"--corpus", paths.empty() ? "none" : "corpus"});
+  for (auto& a : device_args(o.dev)) args.push_back(a);
+  if (!o.out.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.out, ec);
+  }
+  return run_args_in_softroce(o.against[static_cast<size_t>(vm)], o.dev, args, paths, out, err,
+                              false, o.out);
+}
+
 int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
+  if (const int vm = softroce_spec(o.against); vm >= 0) return fuzz_in_softroce(o, vm, out, err);
   std::unique_ptr<Backend> b[2];
   for (int i = 0; i < 2; ++i) {
     std::string why;
-    b[i] = make_backend(o.against[i], why);
+    b[i] = make_backend(o.against[i], why, o.dev);
     if (!b[i]) {
       err << "mwcheck fuzz: error: " << why << "\n";
       return kExitBadInput;
@@ -80,7 +105,11 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
         (fs::path(o.out.empty() ? "." : o.out) /
          fmt::format("finding-{}-{}-{}.mwt", written.size() + 1, rule_desc(d.a.rule).id, rule_desc(d.b.rule).id))
             .string();
-    if (!o.out.empty() && !save_trace(reproducer(f, *b[0], *b[1], o), path, err)) write_failed = true;
+    if (!o.out.empty()) {
+      const Trace r = reproducer(f, *b[0], *b[1], o);
+      if (!save_trace(r, path, err)) write_failed = true;
+      send_file(path, print_text(r), out);  // inside the Soft-RoCE guest: to the host
+    }
     written.push_back(o.out.empty() ? "" : path);
   };
   fuzz::CampaignStatus st;

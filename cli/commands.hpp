@@ -79,6 +79,7 @@ struct FuzzOptions {
   std::string corpus;  // seed traces ("none": start from nothing)
   bool keep_going = false;
   size_t max_ops = 64;
+  DeviceConfig dev;
 };
 int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err);
 

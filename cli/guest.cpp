@@ -1,11 +1,15 @@
 #include "cli/guest.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "adapters/softroce/vm.hpp"
+#include "adapters/minimize.hpp"
 #include "cli/app.hpp"
+#include "refmodel/text_codec.hpp"
 
 namespace mwc::cli {
 
@@ -30,15 +34,46 @@ void mark_traces_done(std::ostream& err) {
   if (softroce::in_guest()) err << softroce::kTracesDone << std::endl;
 }
 
+namespace {
+constexpr std::string_view kFileMarker = "MWCHECK-FILE ";
+
+// Takes the file blocks out of the guest's output into `dir`; returns the rest.
+std::string take_files(const std::string& text, const std::string& dir, std::ostream& err) {
+  std::string rest;
+  size_t at = 0;
+  for (size_t m; (m = text.find(kFileMarker, at)) != std::string::npos;) {
+    rest += text.substr(at, m - at);
+    const size_t nl = text.find('\n', m);
+    if (nl == std::string::npos) return rest;
+    std::istringstream head(text.substr(m + kFileMarker.size(), nl - m - kFileMarker.size()));
+    std::string name;
+    size_t size = 0;
+    head >> name >> size;
+    const std::string body = text.substr(nl + 1, size);
+    at = nl + 1 + body.size();
+    const auto path = std::filesystem::path(dir) / std::filesystem::path(name).filename();
+    if (dir.empty() || !(std::ofstream(path, std::ios::binary) << body))
+      err << fmt::format("mwcheck: the guest sent {}, which could not be written\n", name);
+    else
+      err << fmt::format("wrote {}\n", path.string());
+  }
+  return rest + text.substr(at);
+}
+}  // namespace
+
+void send_file(const std::string& name, const std::string& text, std::ostream& out) {
+  if (softroce::in_guest()) out << kFileMarker << name << " " << text.size() << "\n" << text << std::flush;
+}
+
 int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                          const std::vector<std::string>& args,
                          const std::vector<std::string>& files, std::ostream& out,
-                         std::ostream& err) {
+                         std::ostream& err, bool files_as_args, const std::string& out_dir) {
   softroce::VmOptions vm;
   softroce::parse_device(spec, vm);
   vm.kvm = dev.kvm;
   const auto g = softroce::run_in_guest(
-      vm, args, files, true,
+      vm, args, files, files_as_args,
       [&](size_t i, long op, const std::string& how, const std::string& console) {
         out << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n",
                            files[i], how, op + 1, how == "CRASH" ? "died" : "went silent", console);
@@ -48,8 +83,23 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
     err << "mwcheck: error: Soft-RoCE VM: " << g.error << "\n";
     return kExitBadInput;
   }
+  if (!g.lost_input.empty()) {
+    // A finding of its own: the input up to the op the kernel died in.
+    auto parsed = parse_text(g.lost_input);
+    if (auto* t = std::get_if<Trace>(&parsed)) {
+      std::vector<uint32_t> keep;
+      for (long k = 0; k <= g.lost_op && k < static_cast<long>(t->ops.size()); ++k)
+        keep.push_back(static_cast<uint32_t>(k));
+      const std::string text = "# the guest kernel died in the last op of this input\n" +
+                               print_text(keep_ops(*t, keep));
+      const auto path = std::filesystem::path(out_dir.empty() ? "." : out_dir) / "finding-guest-kernel.mwt";
+      if (std::ofstream(path) << text) out << fmt::format("guest kernel finding -> {}\n", path.string());
+      out << text;
+    }
+    out << g.incident << "\n";
+  }
   // The guest's copies are corpus/NNNNN-NAME: give the host's names back.
-  std::string text = g.output;
+  std::string text = take_files(g.output, out_dir, err);
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string guest =
         fmt::format("corpus/{:05}-{}", i, std::filesystem::path(files[i]).filename().string());
@@ -59,7 +109,7 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
   err << fmt::format("softroce ({}): image {:.1f} s, boot {:.1f} s, run {:.1f} s, total {:.1f} s, {} boot{}\n",
                      g.kernel_release, g.times.image_s, g.times.boot_s, g.times.run_s,
                      g.times.total_s, g.times.boots, g.times.boots == 1 ? "" : "s");
-  return g.exit_code < 0 ? kExitFail : g.exit_code;
+  return g.exit_code < 0 || !g.lost_input.empty() ? kExitFail : g.exit_code;
 }
 
 }  // namespace mwc::cli

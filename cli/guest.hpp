@@ -14,13 +14,21 @@ namespace mwc::cli {
 int softroce_spec(const std::vector<std::string>& specs);
 
 // Runs `mwcheck ARGS... FILES...` in the VM that `spec` names, where ARGS
-// name the guest's device as device:rxe0; prints the guest's output with the
-// host's file names, each trace lost to a dead guest, and the timings.
-// Returns the guest command's exit status (2 when the VM could not run).
+// name the guest's device as device:rxe0 (FILES are left out of ARGS, and
+// only copied into the guest's folder `corpus`, when `files_as_args` is
+// false); prints the guest's output with the host's file names, each trace
+// lost to a dead guest, and the timings; writes the files the guest sent
+// into `out_dir`. Returns the guest command's exit status (2 when the VM
+// could not run).
 int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                          const std::vector<std::string>& args,
                          const std::vector<std::string>& files, std::ostream& out,
-                         std::ostream& err);
+                         std::ostream& err, bool files_as_args = true,
+                         const std::string& out_dir = "");
+
+// Inside the guest: sends a file the command wrote back to the host, which
+// puts it into the folder run_args_in_softroce was given.
+void send_file(const std::string& name, const std::string& text, std::ostream& out);
 
 // Returns the arguments that hand a device configuration on to the guest.
 std::vector<std::string> device_args(const DeviceConfig& d);

@@ -91,6 +91,8 @@ struct Boot {
   long last_trace = -1;  // the last MWCHECK-TRACE index the guest printed
   bool traces_done = false;
   long last_op = -1;     // the last MWCHECK-OP index within that trace
+  std::string input;     // the last input the guest printed (kInputBegin)
+  bool in_input = false;
   double boot_s = 0, run_s = 0;
 };
 
@@ -138,6 +140,17 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
         b.traces_done = false;  // a later pass over the traces (minimizing) began
         // The guest counts in its own list: tell the caller the place in the whole one.
         line = std::string(kTraceMarker) + std::to_string(first + b.last_trace);
+      } else if (line.starts_with(kInputBegin)) {
+        b.input.clear();
+        b.in_input = true;
+        b.last_op = -1;
+        continue;
+      } else if (line.starts_with(kInputEnd)) {
+        b.in_input = false;
+        continue;
+      } else if (b.in_input) {
+        b.input += line + "\n";
+        continue;
       } else if (line.starts_with(kOpMarker)) {
         b.last_op = std::strtol(line.c_str() + kOpMarker.size(), nullptr, 10);
         continue;  // one per op: not worth the caller's time
@@ -167,8 +180,12 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
   // The op markers say where, not what: the account is the kernel's lines.
   std::string kernel;
   std::istringstream all(b.console);
-  for (std::string l; std::getline(all, l);)
-    if (!l.starts_with(kOpMarker)) kernel += l + "\n";
+  bool skip = false;
+  for (std::string l; std::getline(all, l);) {
+    if (l.starts_with(kInputBegin)) skip = true;
+    if (!skip && !l.starts_with(kOpMarker)) kernel += l + "\n";
+    if (l.starts_with(kInputEnd)) skip = false;
+  }
   b.console = std::move(kernel);
   // For an oops, from its first line (what and where); else the last lines.
   size_t oops = std::string::npos;
@@ -258,6 +275,13 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
     if (b.traces_done) {  // every trace ran: what died was the work after them
       g.incident = std::string("the guest kernel ") + (b.end == End::hung ? "went silent" : "died") +
                    " after the last trace; its console ends:\n" + b.console;
+      break;
+    }
+    if (b.last_trace < 0 && !b.input.empty()) {  // in a fuzzer's input: the caller reports it
+      g.lost_input = b.input;
+      g.lost_op = b.last_op;
+      g.incident = std::string("the guest kernel ") + (b.end == End::hung ? "went silent" : "died") +
+                   " in op " + std::to_string(b.last_op + 1) + " of an input:\n" + b.console;
       break;
     }
     if (b.last_trace < 0 || static_cast<size_t>(b.last_trace) >= rest.size()) {

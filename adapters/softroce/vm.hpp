@@ -37,6 +37,8 @@ struct GuestRun {
   VmTimes times;
   std::string error;           // set when the VM could not run at all
   std::string incident;        // the guest died after its last trace (while minimizing)
+  std::string lost_input;      // the guest died in this input (text), which was no trace file
+  long lost_op = -1;           // ... in this op of it
 };
 
 // Called when a trace was running as the guest died: `op` is the op it
@@ -63,6 +65,10 @@ inline constexpr std::string_view kTraceMarker = "MWCHECK-TRACE ";
 inline constexpr std::string_view kOpMarker = "MWCHECK-OP ";
 // ... and after the last trace of the list has run.
 inline constexpr std::string_view kTracesDone = "MWCHECK-TRACES-DONE";
+// A trace with no file behind it (a fuzzer's input), printed on the
+// console between these before it runs.
+inline constexpr std::string_view kInputBegin = "MWCHECK-INPUT-BEGIN";
+inline constexpr std::string_view kInputEnd = "MWCHECK-INPUT-END";
 // Returns whether this process runs inside the Soft-RoCE guest.
 bool in_guest();
 

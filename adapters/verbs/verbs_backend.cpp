@@ -1,11 +1,14 @@
 #include "adapters/verbs/verbs_backend.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <utility>
 
 #include <infiniband/verbs.h>
 
 #include "adapters/isolate.hpp"
+#include "adapters/softroce/vm.hpp"
+#include "refmodel/text_codec.hpp"
 #include "adapters/verbs/session.hpp"
 
 namespace mwc {
@@ -24,6 +27,15 @@ class VerbsBackend final : public Backend {
   std::string note() const override { return note_; }
 
   void run(const Trace& t, std::vector<Outcome>& outcomes) override {
+    // A trace that is no file (a fuzzer's input) goes to the guest's
+    // console first: if the kernel dies in it, the host has it.
+    if (t.origin.empty() && softroce::in_guest())
+      if (std::FILE* c = std::fopen("/dev/console", "w")) {
+        std::fprintf(c, "%.*s\n%s%.*s\n", static_cast<int>(softroce::kInputBegin.size()),
+                     softroce::kInputBegin.data(), print_text(t).c_str(),
+                     static_cast<int>(softroce::kInputEnd.size()), softroce::kInputEnd.data());
+        std::fclose(c);
+      }
     verbs::SessionOptions o = opts_;
     const std::string stem = std::filesystem::path(t.origin).stem().string();
     // (In the Soft-RoCE guest, trace files are copies named NNNNN-NAME.)
