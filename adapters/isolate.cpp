@@ -145,8 +145,21 @@ IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& bod
     }
     return r;
   }
-  if (!killed) waitpid(pid, &status, 0);
-  else waitpid(pid, &status, WNOHANG);
+  // A child that died may still sit in the kernel while its device files
+  // close (rxe can wait ~50 s in a QP teardown): wait a little, not for that.
+  bool reaped = false;
+  for (int i = 0; i < 40 && !reaped; ++i) {
+    reaped = waitpid(pid, &status, WNOHANG) == pid;
+    if (!reaped && !killed) usleep(50 * 1000);
+  }
+  if (!killed && !reaped) {
+    kill(pid, SIGKILL);
+    if (next < ops) out[next].ret = Result::kCRASH;
+    r.note = "op " + std::to_string(next + 1) +
+             ": the child stopped answering and is stuck leaving the kernel";
+    if (const std::string l = log.text(); !l.empty()) r.note += "; its stderr: " + l;
+    return r;
+  }
   if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
     r.setup_failed = true;
     r.note = log.text();

@@ -1,5 +1,6 @@
 // mwcheck conform --device DEV...: the corpus on devices, one column each.
 #include <filesystem>
+#include <iostream>
 
 #include <fmt/format.h>
 
@@ -100,17 +101,34 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
                                     "--against", std::string(profile_descs()[static_cast<int>(against)].name),
                                     "--minimize-runs", std::to_string(o.minimize_runs),
                                     "--corpus", "corpus"};
-  for (auto& a : device_args(o.dev)) margs.push_back(a);
+  // Shrinking tries many candidates that hang or time out: a short op
+  // timeout makes them fail fast (a candidate that times out fails the
+  // check anyway); a guest that dies (shrinking meets kernel bugs too) or
+  // goes silent is booted again once for the traces after.
+  DeviceConfig quick = o.dev;
+  quick.op_timeout_ms = std::min(quick.op_timeout_ms, 500);
+  for (auto& a : device_args(quick)) margs.push_back(a);
+  std::string guest_says;
+  softroce::VmOptions mvm = vm;
+  mvm.max_boots = 2;
+  mvm.quiet_limit_s = 60;  // rxe may hold a child ~50 s in a QP teardown
   const auto m = softroce::run_in_guest(
-      vm, margs, files, false,
+      mvm, margs, files, false,
       [&](size_t i, long, const std::string& how, const std::string& console) {
         col.traces[pick[i]].reproducer = fmt::format(
             "# not shrunk: the guest kernel {} while shrinking this trace:\n# {}\n",
             how == "CRASH" ? "died" : "went silent", tail_line(console));
       },
-      nullptr);
-  if (!m.error.empty() || !read_device_stream(m.output, corpus, col))
-    err << fmt::format("{}: shrinking failed: {}\n", spec, m.error);
+      [&](const std::string& line) {
+        if (std::getenv("MWCHECK_DEBUG_CONSOLE")) std::cerr << line << "\n";
+        if (!line.starts_with("MWCHECK")) guest_says = line;  // its last word, if it fails
+      });
+  if (!m.error.empty() || !read_device_stream(m.output, corpus, col) || m.exit_code > 1)
+    err << fmt::format("{}: shrinking failed: {} (guest exit {}: {})\n", spec, m.error, m.exit_code,
+                       guest_says);
+  for (size_t i : pick)
+    if (col.traces[i].reproducer.empty())
+      col.traces[i].reproducer = "# not shrunk: the guest kernel died or hung too often while shrinking\n";
   col.timing += fmt::format("; shrinking {:.1f} s ({} boot{})", m.times.total_s, m.times.boots,
                             m.times.boots == 1 ? "" : "s");
   return true;

@@ -17,7 +17,7 @@ namespace mwc::cli {
 namespace {
 
 // Minimizing re-runs the device; these bound what one corpus run spends on it.
-constexpr size_t kMinimizeTests = 40;
+constexpr size_t kMinimizeTests = 40, kMinimizeShare = 6;
 
 struct Compared {
   TraceVerdict verdict = TraceVerdict::match;
@@ -145,6 +145,12 @@ void minimize_divergences(Backend& device, const std::vector<CorpusTrace>& corpu
                           ProfileId against, size_t budget, DeviceColumn& col,
                           std::ostream* stream) {
   const Profile prof = profile(against);
+  // Each divergence gets a fair share of the budget (at least a few runs),
+  // so that every reproducer is shrunk some, not the first ones fully.
+  size_t n = 0;
+  for (size_t i = 0; i < corpus.size() && i < col.traces.size(); ++i)
+    n += shrinkable(col.traces[i], corpus[i], against);
+  const size_t share = std::max<size_t>(kMinimizeShare, n ? budget / n : budget);
   size_t runs = 0;
   const auto left = [&] { return runs < budget; };
   for (size_t i = 0; i < corpus.size() && i < col.traces.size(); ++i) {
@@ -169,7 +175,7 @@ void minimize_divergences(Backend& device, const std::vector<CorpusTrace>& corpu
                k.first->model.rule == rule;
       };
       MinimizeStats st;
-      Trace small = minimize(corpus[i].trace, still, kMinimizeTests, &st);
+      Trace small = minimize(corpus[i].trace, still, std::min(kMinimizeTests, share), &st);
       small.comments.clear();
       text = fmt::format("# shrunk from {} to {} ops in {} device runs\n", st.ops_before,
                          st.ops_after, st.tests) +

@@ -257,7 +257,8 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
   const fs::path dir = tmpl;
   bool kvm = o.kvm;
   size_t done = 0;  // traces finished or lost so far
-  while (done < files.size() || (files.empty() && g.times.boots == 0)) {
+  while ((done < files.size() || (files.empty() && g.times.boots == 0)) &&
+         g.times.boots < o.max_boots) {
     const std::vector<std::string> rest(files.begin() + static_cast<long>(done), files.end());
     if (!write_initrd(img, dir, args, files_as_args, rest, done, g.error)) break;
     Boot b = boot_once(o, kvm, img, dir, done, console);

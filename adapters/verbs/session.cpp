@@ -481,8 +481,7 @@ Outcome Session::on_create_qp(const args::create_qp& a) {
     undo();
     return fail_errno(rc);
   }
-  q.state = to;
-  if (to == QpState::kRTR || to == QpState::kRTS || to == QpState::kSQD) reconnect_peer(q);
+  q.state = to;  // (the peer connected above is fresh: no reconnecting it)
   qps_[a.h] = std::move(q);
   return with(Result::kOK);
 }

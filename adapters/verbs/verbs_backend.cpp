@@ -1,5 +1,6 @@
 #include "adapters/verbs/verbs_backend.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <utility>
@@ -42,8 +43,8 @@ class VerbsBackend final : public Backend {
     for (const auto& [fault, trace] : faults_)
       if (stem == trace || stem.ends_with("-" + trace)) o.fault = fault;
     // An op may wait twice for a completion (posting, then polling); past
-    // that and some slack, the child is stuck.
-    const int deadline = 2 * o.op_timeout_ms + 5000;
+    // that and some slack (slow verbs under TCG), the child is stuck.
+    const int deadline = 2 * o.op_timeout_ms + std::min(5000, 4 * o.op_timeout_ms);
     const IsolatedResult r = run_isolated(
         t.ops.size(), deadline,
         [&](const auto& emit, std::string& err) {
