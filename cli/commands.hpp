@@ -43,7 +43,7 @@ struct ConformOptions {
   std::string against;  // the profile divergences are minimized against (default: closest)
   bool stream = false;  // print device results as JSON lines (the VM guest's side)
   bool minimize_only = false;  // with stream: only shrink the divergences from `against`
-  size_t minimize_runs = 120;  // device runs all shrinking of one device may take
+  size_t minimize_runs = 240;  // device runs all shrinking of one device may take
   std::string corpus;
   std::string report;
 };
