@@ -1,4 +1,5 @@
 #include "cli/app.hpp"
+#include "cli/test_app.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -14,15 +15,6 @@ namespace mwc::cli {
 namespace {
 namespace fs = std::filesystem;
 
-struct Ran {
-  int status;
-  std::string out, err;
-};
-Ran mwcheck(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = run_app(args, out, err);
-  return {status, out.str(), err.str()};
-}
 
 fs::path temp_file(const std::string& name, const std::string& content) {
   const fs::path p = fs::temp_directory_path() / ("mwcheck_app_test_" + name);

@@ -6,21 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "cli/app.hpp"
+#include "cli/test_app.hpp"
 #include "refmodel/mutant.hpp"
 
 namespace mwc::cli {
 namespace {
 namespace fs = std::filesystem;
 
-struct Ran {
-  int status;
-  std::string out, err;
-};
-Ran run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = run_app(args, out, err);
-  return {status, out.str(), err.str()};
-}
 
 std::string corpus() {
   const char* src = std::getenv("MWCHECK_SOURCE_DIR");
@@ -30,7 +22,7 @@ std::string corpus() {
 TEST(FuzzVerb, WritesAMinimizedReproducerThatDiffReplays) {
   const fs::path dir = fs::temp_directory_path() / "mwcheck_fuzz_verb_test";
   fs::remove_all(dir);
-  const Ran r = run({"fuzz", "-a", "profile:verbs", "-a", "mutant:key_not_advanced", "--corpus", "none",
+  const Ran r = mwcheck({"fuzz", "-a", "profile:verbs", "-a", "mutant:key_not_advanced", "--corpus", "none",
                      "--runs", "50000", "--out", dir.string()});
   ASSERT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("finding 1"), std::string::npos) << r.out;
@@ -38,7 +30,7 @@ TEST(FuzzVerb, WritesAMinimizedReproducerThatDiffReplays) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
   ASSERT_EQ(files.size(), 1u);
-  const Ran d = run({"diff", "-a", "profile:verbs", "-a", "mutant:key_not_advanced", files[0].string()});
+  const Ran d = mwcheck({"diff", "-a", "profile:verbs", "-a", "mutant:key_not_advanced", files[0].string()});
   EXPECT_EQ(d.status, 1) << d.out << d.err;
   EXPECT_NE(d.out.find("first divergence"), std::string::npos) << d.out;
   fs::remove_all(dir);
@@ -47,7 +39,7 @@ TEST(FuzzVerb, WritesAMinimizedReproducerThatDiffReplays) {
 TEST(FuzzVerb, SameSeedSameOutput) {
   const std::vector<std::string> args = {"fuzz", "-a", "verbs", "-a", "mutant:stale_rkey", "--seed", "3",
                                          "--runs", "3000", "--keep-going", "--corpus", corpus()};
-  const Ran a = run(args), b = run(args);
+  const Ran a = mwcheck(args), b = mwcheck(args);
   EXPECT_EQ(a.status, b.status);
   // Everything but the timings is the same.
   const auto untimed = [](const std::string& s) {
@@ -58,20 +50,20 @@ TEST(FuzzVerb, SameSeedSameOutput) {
 }
 
 TEST(FuzzVerb, ProfilesThatOnlyDifferByKnobsGiveNoFinding) {
-  const Ran r = run({"fuzz", "-a", "verbs", "-a", "rxe", "--runs", "3000", "--corpus", corpus()});
+  const Ran r = mwcheck({"fuzz", "-a", "verbs", "-a", "rxe", "--runs", "3000", "--corpus", corpus()});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("#3000 "), std::string::npos) << r.out;
 }
 
 TEST(FuzzVerb, BadArgumentsExitTwo) {
-  EXPECT_EQ(run({"fuzz", "-a", "verbs", "-a", "mutant:nosuch", "--runs", "1"}).status, 2);
-  EXPECT_EQ(run({"fuzz", "-a", "verbs", "-a", "rxe", "--runs", "1", "--time", "1"}).status, 2);
-  EXPECT_EQ(run({"fuzz", "-a", "verbs", "-a", "rxe", "--corpus", "/nonexistent/dir"}).status, 2);
-  EXPECT_EQ(run({"fuzz", "-a", "verbs"}).status, 2);
+  EXPECT_EQ(mwcheck({"fuzz", "-a", "verbs", "-a", "mutant:nosuch", "--runs", "1"}).status, 2);
+  EXPECT_EQ(mwcheck({"fuzz", "-a", "verbs", "-a", "rxe", "--runs", "1", "--time", "1"}).status, 2);
+  EXPECT_EQ(mwcheck({"fuzz", "-a", "verbs", "-a", "rxe", "--corpus", "/nonexistent/dir"}).status, 2);
+  EXPECT_EQ(mwcheck({"fuzz", "-a", "verbs"}).status, 2);
 }
 
 TEST(PowerVerb, TablesEveryMutant) {
-  const Ran r = run({"power", "--seeds", "1", "--budget", "0.2", "--corpus", corpus()});
+  const Ran r = mwcheck({"power", "--seeds", "1", "--budget", "0.2", "--corpus", corpus()});
   EXPECT_TRUE(r.status == 0 || r.status == 1) << r.err;
   for (const auto& m : mutant_descs()) {
     const size_t at = r.out.find(std::string(m.name) + " ");

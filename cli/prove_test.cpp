@@ -8,20 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/app.hpp"
+#include "cli/test_app.hpp"
 
 namespace mwc::cli {
 namespace {
 namespace fs = std::filesystem;
 
-struct Ran {
-  int status;
-  std::string out, err;
-};
-Ran mwcheck(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = run_app(args, out, err);
-  return {status, out.str(), err.str()};
-}
 
 TEST(Prove, WitnessesAreConfirmedByDiff) {
   const fs::path dir = fs::temp_directory_path() / "mwcheck_prove_test";

@@ -6,20 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "cli/app.hpp"
+#include "cli/test_app.hpp"
 
 namespace mwc::cli {
 namespace {
 namespace fs = std::filesystem;
 
-struct Ran {
-  int status;
-  std::string out, err;
-};
-Ran mwcheck(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = run_app(args, out, err);
-  return {status, out.str(), err.str()};
-}
 
 std::string temp(const std::string& name) {
   return (fs::temp_directory_path() / ("mwcheck_replay_app_test_" + name)).string();
