@@ -1,6 +1,5 @@
 // mwcheck conform --device DEV...: the corpus on devices, one column each.
 #include <filesystem>
-#include <iostream>
 
 #include <fmt/format.h>
 
@@ -77,7 +76,7 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
     err << fmt::format("mwcheck conform: error: {}: {}\n", spec, g.error);
     return false;
   }
-  if (!read_device_stream(g.output, corpus, col)) {
+  if (!read_device_stream(g.output, col)) {
     err << fmt::format("mwcheck conform: error: {}: the guest's results do not parse\n", spec);
     return false;
   }
@@ -120,10 +119,9 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
             how == "CRASH" ? "died" : "went silent", tail_line(console));
       },
       [&](const std::string& line) {
-        if (std::getenv("MWCHECK_DEBUG_CONSOLE")) std::cerr << line << "\n";
         if (!line.starts_with("MWCHECK")) guest_says = line;  // its last word, if it fails
       });
-  if (!m.error.empty() || !read_device_stream(m.output, corpus, col) || m.exit_code > 1)
+  if (!m.error.empty() || !read_device_stream(m.output, col) || m.exit_code > 1)
     err << fmt::format("{}: shrinking failed: {} (guest exit {}: {})\n", spec, m.error, m.exit_code,
                        guest_says);
   for (size_t i : pick)

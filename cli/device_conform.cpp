@@ -188,8 +188,7 @@ void minimize_divergences(Backend& device, const std::vector<CorpusTrace>& corpu
   mark_traces_done(std::cerr);
 }
 
-bool read_device_stream(const std::string& text, const std::vector<CorpusTrace>& corpus,
-                        DeviceColumn& col) {
+bool read_device_stream(const std::string& text, DeviceColumn& col) {
   std::istringstream in(text);
   size_t read = 0;
   for (std::string line; std::getline(in, line);) {
@@ -214,7 +213,6 @@ bool read_device_stream(const std::string& text, const std::vector<CorpusTrace>&
       if (DeviceTrace* t = find(host_name(j.value("reproducer", "")))) t->reproducer = j.value("text", "");
     }
   }
-  (void)corpus;
   return read > 0 || text.empty();
 }
 

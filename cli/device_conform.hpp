@@ -61,8 +61,7 @@ bool shrinkable(const DeviceTrace& t, const CorpusTrace& c, ProfileId against);
 // Reads the JSON lines of run_device_corpus back into `col` (the host's side
 // of the Soft-RoCE VM); lines that are no JSON object (a line torn by a
 // dying guest) are skipped. Returns false when no line could be read.
-bool read_device_stream(const std::string& text, const std::vector<CorpusTrace>& corpus,
-                        DeviceColumn& col);
+bool read_device_stream(const std::string& text, DeviceColumn& col);
 
 // How a trace on a device compares with the model under one profile.
 enum class TraceVerdict : uint8_t { match, diverge, unsupported, crash, timeout };

@@ -81,7 +81,7 @@ TEST(DeviceConform, TheStreamReadsBackAsItWasWritten) {
   for (size_t at; (at = text.find("\"035_type2")) != std::string::npos;) text.replace(at, 1, "\"00000-");
   DeviceColumn back;
   for (const auto& t : c) back.traces.push_back({t.name, {}, {}, {}});
-  ASSERT_TRUE(read_device_stream(text + "{torn line\n", c, back));
+  ASSERT_TRUE(read_device_stream(text + "{torn line\n", back));
   for (size_t i = 0; i < c.size(); ++i) {
     EXPECT_EQ(back.traces[i].outcomes, col.traces[i].outcomes) << c[i].name;
     EXPECT_EQ(back.traces[i].reproducer, col.traces[i].reproducer) << c[i].name;
