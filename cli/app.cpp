@@ -117,6 +117,18 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   g->add_flag("--binary", gen.binary, "Write .mwb whatever the file name");
   g->add_option("-o,--output", gen.out, "Output: .mwb for binary, else text; - for standard output")
       ->required();
+  RecordOptions rec;
+  auto* rc = app.add_subcommand("record", "Record an unmodified libibverbs program's MW/MR verbs as a trace");
+  rc->add_option("-o,--output", rec.out, "The trace: .mwb for binary, else text")->required();
+  rc->add_option("--log", rec.log, "Keep the recorder's event log here");
+  rc->add_option("--from-log", rec.from_log, "Convert a kept log instead of running a program");
+  rc->add_option("--device", rec.device, "softroce[:VERSION]: run the program inside the Soft-RoCE VM");
+  rc->add_option("--timeout", rec.timeout_s, "Seconds the program may run before it is killed")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86400));
+  rc->add_option("--preload", rec.preload, "The recorder library (default: libmwcheck_record.so beside mwcheck)");
+  rc->add_flag("--kvm", rec.dev.kvm, "Soft-RoCE: boot with KVM (falls back to TCG)");
+  rc->add_option("command", rec.command, "-- PROGRAM ARGS...");
   FuzzOptions fuzz;
   auto* z = app.add_subcommand("fuzz", "Differential fuzzing of two backends, in process");
   z->add_option("--against,-a", fuzz.against, "A backend (give two): profile:NAME[+knob=alt...], mutant:NAME, device:NAME, "
@@ -164,6 +176,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (*c) return cmd_convert(convert, out, err);
   if (*rp) return cmd_replay(replay, out, err);
   if (*g) return cmd_gen(gen, out, err);
+  if (*rc) return cmd_record(rec, out, err);
 #ifdef MWCHECK_HAVE_PROVE
   if (*v) return cmd_prove(prove, out, err);
 #endif

@@ -50,6 +50,18 @@ struct ConformOptions {
 int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err);
 int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream& err);
 
+struct RecordOptions {
+  std::string out;       // the trace: .mwb for binary, else text
+  std::string log;       // keep the recorder's log here
+  std::string from_log;  // convert this log instead of running a program
+  std::string preload;   // the recorder library (default: beside mwcheck)
+  std::string device;    // softroce[:VERSION]: record inside the VM
+  DeviceConfig dev;
+  int timeout_s = 600;   // the program is killed after this
+  std::vector<std::string> command;  // PROGRAM ARGS...
+};
+int cmd_record(const RecordOptions& o, std::ostream& out, std::ostream& err);
+
 struct ProveOptions {
   bool json = false;
   std::string witness_dir;

@@ -29,6 +29,17 @@ WcStatus wc_status_of(int s) {
   }
 }
 
+WcOpcode wc_opcode_of(int op) {
+  constexpr int NONE = -1;  // as in wc_status_of
+  switch (op) {
+#define X(name) \
+  case name: return WcOpcode::k##name;
+    MWC_WC_OPCODES(X)
+#undef X
+    default: return WcOpcode::kNONE;
+  }
+}
+
 uint32_t verbs_access(uint32_t a, bool for_mr) {
   // The trace's bits are verbs' own (vocab.def says so; this checks it).
   static_assert(acc::LOCAL_WRITE == uint32_t{IBV_ACCESS_LOCAL_WRITE} &&

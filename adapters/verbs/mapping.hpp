@@ -14,6 +14,9 @@ namespace mwc::verbs {
 Result result_of_errno(int e);
 // Returns the outcome name of an enum ibv_wc_status value.
 WcStatus wc_status_of(int ibv_status);
+// Returns the outcome name of an enum ibv_wc_opcode value of a send queue's
+// completion (NONE for a receive's or one the vocabulary has no name for).
+WcOpcode wc_opcode_of(int ibv_opcode);
 // Returns the enum ibv_access_flags bits of a trace's access set: DET's
 // LOCAL_READ right has no verbs bit (local read is implicit) and is dropped;
 // ZERO_BASED on an MR means "register at iova 0" and is dropped too.

@@ -30,6 +30,14 @@ TEST(Mapping, EveryWcStatusOfVerbsHasItsName) {
   EXPECT_EQ(wc_status_of(IBV_WC_RNR_RETRY_EXC_ERR), WcStatus::kIBV_WC_RNR_RETRY_EXC_ERR);
 }
 
+TEST(Mapping, SendQueueWcOpcodesHaveTheirNames) {
+  EXPECT_EQ(wc_opcode_of(IBV_WC_SEND), WcOpcode::kIBV_WC_SEND);
+  EXPECT_EQ(wc_opcode_of(IBV_WC_BIND_MW), WcOpcode::kIBV_WC_BIND_MW);
+  EXPECT_EQ(wc_opcode_of(IBV_WC_LOCAL_INV), WcOpcode::kIBV_WC_LOCAL_INV);
+  EXPECT_EQ(wc_opcode_of(IBV_WC_FETCH_ADD), WcOpcode::kIBV_WC_FETCH_ADD);
+  EXPECT_EQ(wc_opcode_of(IBV_WC_RECV), WcOpcode::kNONE);  // a receive's
+}
+
 TEST(Mapping, AccessDropsWhatVerbsHasNoBitFor) {
   EXPECT_EQ(verbs_access(acc::LOCAL_READ | acc::REMOTE_READ, false), uint32_t{IBV_ACCESS_REMOTE_READ});
   EXPECT_EQ(verbs_access(acc::ZERO_BASED | acc::REMOTE_WRITE, false),

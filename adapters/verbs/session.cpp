@@ -31,18 +31,6 @@ constexpr uint8_t kRetry = 1, kTimeout = 14;  // 4.096 us * 2^14 = 67 ms per try
 uint8_t fill_byte(uint64_t va) { return static_cast<uint8_t>((va * 131) >> 3 ^ va); }
 uint8_t write_byte(uint32_t op, uint64_t i) { return static_cast<uint8_t>(op * 29 + i * 13 + 0x5a); }
 void pause() { std::this_thread::sleep_for(std::chrono::microseconds(100)); }
-WcOpcode wc_opcode_of(int op) {
-  switch (op) {
-    case IBV_WC_SEND: return WcOpcode::kIBV_WC_SEND;
-    case IBV_WC_RDMA_WRITE: return WcOpcode::kIBV_WC_RDMA_WRITE;
-    case IBV_WC_RDMA_READ: return WcOpcode::kIBV_WC_RDMA_READ;
-    case IBV_WC_COMP_SWAP: return WcOpcode::kIBV_WC_COMP_SWAP;
-    case IBV_WC_FETCH_ADD: return WcOpcode::kIBV_WC_FETCH_ADD;
-    case IBV_WC_BIND_MW: return WcOpcode::kIBV_WC_BIND_MW;
-    case IBV_WC_LOCAL_INV: return WcOpcode::kIBV_WC_LOCAL_INV;
-    default: return WcOpcode::kNONE;
-  }
-}
 
 }  // namespace
 
