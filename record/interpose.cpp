@@ -5,9 +5,11 @@
 //
 // Most of these verbs are static inline in <infiniband/verbs.h> and jump
 // through the context's ops table (ibv_alloc_mw, ibv_bind_mw, ibv_post_send,
-// ibv_poll_cq, ibv_dealloc_mw), so interposing symbols alone would miss them:
-// ibv_open_device is interposed and each context's ops are wrapped. The
-// exported verbs (PD, MR, QP) are interposed by symbol.
+// ibv_poll_cq, ibv_dealloc_mw, ibv_create_qp_ex, and the ibv_wr_* builders
+// of an extended QP), so interposing symbols alone would miss them:
+// ibv_open_device is interposed and each context's ops are wrapped, and so
+// are the builders of each extended QP it creates. The exported verbs (PD,
+// MR, QP) are interposed by symbol.
 //
 // It runs inside someone else's program: no exceptions, no allocation, errno
 // preserved, and a write(2) per line, so lines of threads never mix.
@@ -74,19 +76,20 @@ int log_fd() {
   return fd;
 }
 
-// Writes one event line: the event's fields (events.def) with `values` in order.
-void emit(Ev ev, std::initializer_list<uint64_t> values) {
+// Writes one event line: the event's fields (events.def) with the n values
+// at v, in order.
+void emit(Ev ev, const uint64_t* v, size_t count) {
   const int saved = errno;
   const int fd = log_fd();
   if (fd >= 0) {
     char line[640];
     size_t n = static_cast<size_t>(std::snprintf(line, sizeof line, "%s", kName[static_cast<int>(ev)]));
     const char* f = kFields[static_cast<int>(ev)];
-    for (uint64_t v : values) {
+    for (size_t i = 0; i < count; ++i) {
       const char* end = std::strchr(f, ' ');
       const int len = end ? static_cast<int>(end - f) : static_cast<int>(std::strlen(f));
       n += static_cast<size_t>(std::snprintf(line + n, sizeof line - n, " %.*s=%llx", len, f,
-                                             static_cast<unsigned long long>(v)));
+                                             static_cast<unsigned long long>(v[i])));
       f = end ? end + 1 : f + len;
     }
     line[n++] = '\n';
@@ -94,6 +97,7 @@ void emit(Ev ev, std::initializer_list<uint64_t> values) {
   }
   errno = saved;
 }
+void emit(Ev ev, std::initializer_list<uint64_t> values) { emit(ev, values.begin(), values.size()); }
 
 uint64_t u(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
@@ -121,19 +125,21 @@ constexpr int kMaxContexts = 64;
 struct Saved {
   ibv_context* ctx;
   ibv_context_ops ops;
+  decltype(verbs_context::create_qp_ex) create_qp_ex;  // null: the provider has none
 };
 Saved g_saved[kMaxContexts];
 std::atomic<int> g_count{0};
 pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 
-const ibv_context_ops& orig(ibv_context* c) {
+const Saved& saved(ibv_context* c) {
   const int n = g_count.load(std::memory_order_acquire);
   for (int i = 0; i < n; ++i)
-    if (g_saved[i].ctx == c) return g_saved[i].ops;
+    if (g_saved[i].ctx == c) return g_saved[i];
   static const char msg[] = "mwcheck record: a verb on a context it never saw opened\n";
   if (write(2, msg, sizeof msg - 1) < 0) {}
   std::abort();
 }
+const ibv_context_ops& orig(ibv_context* c) { return saved(c).ops; }
 
 ibv_mw* w_alloc_mw(ibv_pd* pd, ibv_mw_type type) {
   Outer o;
@@ -214,13 +220,219 @@ int w_poll_cq(ibv_cq* cq, int n, ibv_wc* wc) {
   return got;
 }
 
+// ---- the extended QP: ibv_wr_* build a batch of requests on an ibv_qp_ex,
+// ibv_wr_complete posts it ---------------------------------------------------
+
+// The fields of a send event (events.def), by position.
+enum SendField { kQp, kWrId, kOpcode, kFlags, kLen, kRaddr, kRkey, kInv, kMw, kMr, kAddr, kBlen,
+                 kAccess, kKey, kCur, kRc, kSendFields };
+
+// Each extended QP's own builders, and the requests built since wr_start.
+constexpr int kMaxQpx = 256, kMaxBatch = 64;
+struct Qpx {
+  ibv_qp_ex* qpx;  // null: a free slot
+  ibv_qp_ex orig;  // the provider's function pointers
+  uint64_t batch[kMaxBatch][kSendFields];
+  int n;
+  const ibv_mw* mw[kMaxBatch];  // a bind's window, whose rkey is read after posting
+};
+Qpx g_qpx[kMaxQpx];
+pthread_mutex_t g_qpx_mu = PTHREAD_MUTEX_INITIALIZER;
+
+Qpx& qpx_of(ibv_qp_ex* q) {
+  for (Qpx& x : g_qpx)
+    if (x.qpx == q) return x;
+  static const char msg[] = "mwcheck record: an ibv_wr_* call on a QP it never saw created\n";
+  if (write(2, msg, sizeof msg - 1) < 0) {}
+  std::abort();
+}
+
+// Appends a request of the batch; returns its fields (null past kMaxBatch:
+// the rest of a huge batch goes unrecorded).
+uint64_t* built(Qpx& x, ibv_qp_ex* q, ibv_wr_opcode op) {
+  if (x.n == kMaxBatch) return nullptr;
+  x.mw[x.n] = nullptr;
+  uint64_t* f = x.batch[x.n++];
+  std::memset(f, 0, sizeof x.batch[0]);
+  f[kQp] = u(&q->qp_base), f[kWrId] = q->wr_id, f[kOpcode] = op, f[kFlags] = q->wr_flags;
+  return f;
+}
+uint64_t* last(Qpx& x) { return x.n ? x.batch[x.n - 1] : nullptr; }
+
+void x_start(ibv_qp_ex* q) {
+  Qpx& x = qpx_of(q);
+  x.n = 0;
+  x.orig.wr_start(q);
+}
+void x_abort(ibv_qp_ex* q) {
+  Qpx& x = qpx_of(q);
+  x.n = 0;
+  x.orig.wr_abort(q);
+}
+int x_complete(ibv_qp_ex* q) {
+  Qpx& x = qpx_of(q);
+  Outer o;
+  const int rc = x.orig.wr_complete(q);
+  // A failed batch is refused at its first request, as ibv_post_send's is.
+  for (int i = 0; o.is && i < x.n; ++i) {
+    if (x.mw[i]) x.batch[i][kCur] = x.mw[i]->rkey;
+    x.batch[i][kRc] = uint64_t(rc);
+    emit(Ev::send, x.batch[i], kSendFields);
+    if (rc) break;
+  }
+  x.n = 0;
+  return rc;
+}
+void x_rdma(ibv_qp_ex* q, ibv_wr_opcode op, uint32_t rkey, uint64_t raddr) {
+  if (uint64_t* f = built(qpx_of(q), q, op)) f[kRkey] = rkey, f[kRaddr] = raddr;
+}
+void x_rdma_write(ibv_qp_ex* q, uint32_t rkey, uint64_t raddr) {
+  qpx_of(q).orig.wr_rdma_write(q, rkey, raddr);
+  x_rdma(q, IBV_WR_RDMA_WRITE, rkey, raddr);
+}
+void x_rdma_write_imm(ibv_qp_ex* q, uint32_t rkey, uint64_t raddr, __be32 imm) {
+  qpx_of(q).orig.wr_rdma_write_imm(q, rkey, raddr, imm);
+  x_rdma(q, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, raddr);
+}
+void x_rdma_read(ibv_qp_ex* q, uint32_t rkey, uint64_t raddr) {
+  qpx_of(q).orig.wr_rdma_read(q, rkey, raddr);
+  x_rdma(q, IBV_WR_RDMA_READ, rkey, raddr);
+}
+void x_cmp_swp(ibv_qp_ex* q, uint32_t rkey, uint64_t raddr, uint64_t compare, uint64_t swap) {
+  qpx_of(q).orig.wr_atomic_cmp_swp(q, rkey, raddr, compare, swap);
+  x_rdma(q, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, raddr);
+}
+void x_fetch_add(ibv_qp_ex* q, uint32_t rkey, uint64_t raddr, uint64_t add) {
+  qpx_of(q).orig.wr_atomic_fetch_add(q, rkey, raddr, add);
+  x_rdma(q, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, raddr);
+}
+void x_send(ibv_qp_ex* q) {
+  qpx_of(q).orig.wr_send(q);
+  built(qpx_of(q), q, IBV_WR_SEND);
+}
+void x_send_imm(ibv_qp_ex* q, __be32 imm) {
+  qpx_of(q).orig.wr_send_imm(q, imm);
+  built(qpx_of(q), q, IBV_WR_SEND_WITH_IMM);
+}
+void x_inv(ibv_qp_ex* q, ibv_wr_opcode op, uint32_t rkey) {
+  if (uint64_t* f = built(qpx_of(q), q, op)) f[kInv] = rkey;
+}
+void x_send_inv(ibv_qp_ex* q, uint32_t rkey) {
+  qpx_of(q).orig.wr_send_inv(q, rkey);
+  x_inv(q, IBV_WR_SEND_WITH_INV, rkey);
+}
+void x_local_inv(ibv_qp_ex* q, uint32_t rkey) {
+  qpx_of(q).orig.wr_local_inv(q, rkey);
+  x_inv(q, IBV_WR_LOCAL_INV, rkey);
+}
+void x_bind_mw(ibv_qp_ex* q, ibv_mw* mw, uint32_t rkey, const ibv_mw_bind_info* b) {
+  Qpx& x = qpx_of(q);
+  x.orig.wr_bind_mw(q, mw, rkey, b);
+  if (uint64_t* f = built(x, q, IBV_WR_BIND_MW)) {
+    x.mw[x.n - 1] = mw;
+    f[kMw] = u(mw), f[kMr] = u(b->mr), f[kAddr] = b->addr, f[kBlen] = b->length;
+    f[kAccess] = b->mw_access_flags, f[kKey] = rkey;
+  }
+}
+void x_set_sge(ibv_qp_ex* q, uint32_t lkey, uint64_t addr, uint32_t len) {
+  Qpx& x = qpx_of(q);
+  x.orig.wr_set_sge(q, lkey, addr, len);
+  if (uint64_t* f = last(x)) f[kLen] = len;
+}
+void x_set_sge_list(ibv_qp_ex* q, size_t n, const ibv_sge* l) {
+  Qpx& x = qpx_of(q);
+  x.orig.wr_set_sge_list(q, n, l);
+  uint64_t len = 0;
+  for (size_t i = 0; i < n; ++i) len += l[i].length;
+  if (uint64_t* f = last(x)) f[kLen] = len;
+}
+void x_set_inline_data(ibv_qp_ex* q, void* addr, size_t len) {
+  Qpx& x = qpx_of(q);
+  x.orig.wr_set_inline_data(q, addr, len);
+  if (uint64_t* f = last(x)) f[kLen] = len;
+}
+void x_set_inline_data_list(ibv_qp_ex* q, size_t n, const ibv_data_buf* l) {
+  Qpx& x = qpx_of(q);
+  x.orig.wr_set_inline_data_list(q, n, l);
+  uint64_t len = 0;
+  for (size_t i = 0; i < n; ++i) len += l[i].length;
+  if (uint64_t* f = last(x)) f[kLen] = len;
+}
+
+// Wraps an extended QP's builders (those the provider has).
+void wrap_qpx(ibv_qp_ex* q) {
+  pthread_mutex_lock(&g_qpx_mu);
+  Qpx* slot = nullptr;
+  for (Qpx& x : g_qpx)
+    if (!x.qpx || x.qpx == q) {
+      slot = &x;
+      break;
+    }
+  if (slot) {
+    slot->qpx = q;
+    slot->orig = *q;
+    slot->n = 0;
+#define WRAP(field, fn) \
+  if (q->field) q->field = fn
+    WRAP(wr_start, x_start);
+    WRAP(wr_complete, x_complete);
+    WRAP(wr_abort, x_abort);
+    WRAP(wr_rdma_write, x_rdma_write);
+    WRAP(wr_rdma_write_imm, x_rdma_write_imm);
+    WRAP(wr_rdma_read, x_rdma_read);
+    WRAP(wr_atomic_cmp_swp, x_cmp_swp);
+    WRAP(wr_atomic_fetch_add, x_fetch_add);
+    WRAP(wr_send, x_send);
+    WRAP(wr_send_imm, x_send_imm);
+    WRAP(wr_send_inv, x_send_inv);
+    WRAP(wr_local_inv, x_local_inv);
+    WRAP(wr_bind_mw, x_bind_mw);
+    WRAP(wr_set_sge, x_set_sge);
+    WRAP(wr_set_sge_list, x_set_sge_list);
+    WRAP(wr_set_inline_data, x_set_inline_data);
+    WRAP(wr_set_inline_data_list, x_set_inline_data_list);
+#undef WRAP
+  }
+  pthread_mutex_unlock(&g_qpx_mu);
+}
+
+void forget_qpx(const ibv_qp* qp) {
+  pthread_mutex_lock(&g_qpx_mu);
+  for (Qpx& x : g_qpx)
+    if (x.qpx && &x.qpx->qp_base == qp) x.qpx = nullptr;
+  pthread_mutex_unlock(&g_qpx_mu);
+}
+
+void log_qp(ibv_pd* pd, ibv_qp_type type, uint32_t depth, int sig_all, ibv_qp* qp) {
+  emit(Ev::qp, {u(pd), uint64_t(type), depth, uint64_t(sig_all != 0), u(qp), qp ? qp->qp_num : 0u,
+                qp ? 0u : uint64_t(errno)});
+}
+
+ibv_qp* w_create_qp_ex(ibv_context* c, ibv_qp_init_attr_ex* a) {
+  Outer o;
+  ibv_pd* pd = (a->comp_mask & IBV_QP_INIT_ATTR_PD) ? a->pd : nullptr;
+  const ibv_qp_type type = a->qp_type;
+  const uint32_t depth = a->cap.max_send_wr;
+  const int sig_all = a->sq_sig_all;
+  const bool ops = a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  ibv_qp* qp = saved(c).create_qp_ex(c, a);
+  if (o.is) log_qp(pd, type, depth, sig_all, qp);
+  if (qp && ops) {
+    static const auto to_ex = next<decltype(&::ibv_qp_to_qp_ex)>("ibv_qp_to_qp_ex", "IBVERBS_1.6");
+    if (ibv_qp_ex* q = to_ex(qp)) wrap_qpx(q);
+  }
+  return qp;
+}
+
 void wrap(ibv_context* c) {
   pthread_mutex_lock(&g_mu);
   const int n = g_count.load(std::memory_order_relaxed);
   int i = 0;
   while (i < n && g_saved[i].ctx != c) ++i;
   if (i < kMaxContexts) {
-    g_saved[i] = Saved{c, c->ops};
+    verbs_context* v = verbs_get_ctx_op(c, create_qp_ex);
+    g_saved[i] = Saved{c, c->ops, v ? v->create_qp_ex : nullptr};
+    if (v) v->create_qp_ex = w_create_qp_ex;
     if (i == n) g_count.store(n + 1, std::memory_order_release);
     // A provider without an op keeps it missing: the inline verbs test for it.
     if (c->ops.alloc_mw) c->ops.alloc_mw = w_alloc_mw;
@@ -321,9 +533,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   const uint32_t depth = a->cap.max_send_wr;
   const int sig_all = a->sq_sig_all;
   ibv_qp* qp = real(pd, a);
-  if (o.is)
-    emit(Ev::qp, {u(pd), uint64_t(type), depth, uint64_t(sig_all != 0), u(qp), qp ? qp->qp_num : 0u,
-                  qp ? 0u : uint64_t(errno)});
+  if (o.is) log_qp(pd, type, depth, sig_all, qp);
   return qp;
 }
 
@@ -342,6 +552,7 @@ int ibv_destroy_qp(ibv_qp* qp) {
   Outer o;
   const uint64_t id = u(qp);
   const int rc = real(qp);
+  if (rc == 0) forget_qpx(reinterpret_cast<const ibv_qp*>(id));
   if (o.is) emit(Ev::qp_free, {id, uint64_t(rc)});
   return rc;
 }

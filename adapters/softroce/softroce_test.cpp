@@ -102,6 +102,14 @@ TEST(SoftRoce, ARecordedProgramReplaysWithTheOutcomesItSaw) {
   EXPECT_EQ(count(text, "peer_read q0 rkey=w1 addr=b1+4096 len=8 => IBV_WC_REM_ACCESS_ERR"), 1u) << text;
   EXPECT_EQ(count(text, "=> OK"), 25u) << text;
   EXPECT_NE(out.find("recorded 32 ops (32 with the outcome the program saw)"), std::string::npos) << out;
+  // The same program posting through an extended QP's ibv_wr_* builders
+  // records the same trace (the header names the command line).
+  out.clear();
+  const std::string ex = (dir / "mw_app_ex.mwt").string();
+  ASSERT_EQ(mwcheck("record --device softroce -o " + ex + " -- " + MW_APP_BIN + " --ex", out), 0) << out;
+  std::ifstream ex_in(ex);
+  const std::string ex_text((std::istreambuf_iterator<char>(ex_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(ex_text.substr(ex_text.find('\n')), text.substr(text.find('\n'))) << ex_text;
   // Replayed on the model (run and the binary replay engine) and on rxe,
   // every op gives what the program saw.
   out.clear();

@@ -8,6 +8,11 @@
  * type 2 one with IBV_WR_LOCAL_INV. QP b reads and writes through the
  * windows' rkeys, the last time through the invalidated one. Each step
  * prints what the verbs returned; the exit status is 0 when every step ran.
+ *
+ *   mw_app [--ex] [DEVICE]
+ *
+ * --ex: QP a is an extended QP (ibv_create_qp_ex) and posts its type 2
+ * bind and its invalidation with ibv_wr_bind_mw and ibv_wr_local_inv.
  */
 #include <infiniband/verbs.h>
 #include <errno.h>
@@ -18,6 +23,7 @@
 
 static struct ibv_context *ctx;
 static struct ibv_cq *cq_a, *cq_b;
+static struct ibv_qp_ex *qpx; /* QP a, with --ex */
 
 static void die(const char *what) {
   fprintf(stderr, "mw_app: %s\n", what);
@@ -111,13 +117,29 @@ static void remote(struct ibv_qp *b, enum ibv_wr_opcode op, struct ibv_mr *local
   if (!rc) wait_one(cq_b, what);
 }
 
+/* Posts QP a's work request: through ibv_post_send, or built with the
+ * ibv_wr_* calls on the extended QP. Returns what posting returned. */
+static int post_a(struct ibv_qp *a, struct ibv_send_wr *wr) {
+  struct ibv_send_wr *bad;
+  if (!qpx) return ibv_post_send(a, wr, &bad);
+  ibv_wr_start(qpx);
+  qpx->wr_id = wr->wr_id;
+  qpx->wr_flags = wr->send_flags;
+  if (wr->opcode == IBV_WR_BIND_MW)
+    ibv_wr_bind_mw(qpx, wr->bind_mw.mw, wr->bind_mw.rkey, &wr->bind_mw.bind_info);
+  else
+    ibv_wr_local_inv(qpx, wr->invalidate_rkey);
+  return ibv_wr_complete(qpx);
+}
+
 int main(int argc, char **argv) {
-  int n;
+  int n, ex = argc > 1 && !strcmp(argv[1], "--ex");
+  const char *want = argc > 1 + ex ? argv[1 + ex] : NULL;
   struct ibv_device **list = ibv_get_device_list(&n);
   if (!list || n == 0) die("no RDMA device");
   struct ibv_device *dev = list[0];
-  for (int i = 0; argc > 1 && i < n; ++i)
-    if (!strcmp(ibv_get_device_name(list[i]), argv[1])) dev = list[i];
+  for (int i = 0; want && i < n; ++i)
+    if (!strcmp(ibv_get_device_name(list[i]), want)) dev = list[i];
   ctx = ibv_open_device(dev);
   if (!ctx) die("ibv_open_device");
   union ibv_gid gid;
@@ -143,7 +165,21 @@ int main(int argc, char **argv) {
   ia.cap.max_send_wr = 8;
   ia.cap.max_recv_wr = 8;
   ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
-  struct ibv_qp *a = ibv_create_qp(pd, &ia);
+  struct ibv_qp *a;
+  if (ex) {
+    struct ibv_qp_init_attr_ex iax;
+    memset(&iax, 0, sizeof iax);
+    iax.send_cq = iax.recv_cq = cq_a;
+    iax.qp_type = IBV_QPT_RC;
+    iax.cap = ia.cap;
+    iax.pd = pd;
+    iax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    iax.send_ops_flags = IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
+    a = ibv_create_qp_ex(ctx, &iax);
+    if (a) qpx = ibv_qp_to_qp_ex(a);
+  } else {
+    a = ibv_create_qp(pd, &ia);
+  }
   ia.send_cq = ia.recv_cq = cq_b;
   struct ibv_qp *b = ibv_create_qp(pd, &ia);
   if (!a || !b) die("ibv_create_qp");
@@ -173,7 +209,7 @@ int main(int argc, char **argv) {
   remote(b, IBV_WR_RDMA_READ, local, (uintptr_t)mem + 4032, w1->rkey, 64, "RDMA read, window's end");
 
   /* A type 2 window over the second 4 KiB, read only, bound to QP a. */
-  struct ibv_send_wr wr, *bad;
+  struct ibv_send_wr wr;
   memset(&wr, 0, sizeof wr);
   wr.wr_id = 2;
   wr.opcode = IBV_WR_BIND_MW;
@@ -185,7 +221,7 @@ int main(int argc, char **argv) {
   wr.bind_mw.bind_info.length = 4096;
   wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
   uint32_t rkey2 = wr.bind_mw.rkey;
-  rc = ibv_post_send(a, &wr, &bad);
+  rc = post_a(a, &wr);
   printf("%-28s post %s\n", "IBV_WR_BIND_MW type 2", rc ? strerror(rc) : "ok");
   if (rc) die("IBV_WR_BIND_MW");
   wait_one(cq_a, "IBV_WR_BIND_MW type 2");
@@ -197,7 +233,7 @@ int main(int argc, char **argv) {
   wr.opcode = IBV_WR_LOCAL_INV;
   wr.send_flags = IBV_SEND_SIGNALED;
   wr.invalidate_rkey = rkey2;
-  rc = ibv_post_send(a, &wr, &bad);
+  rc = post_a(a, &wr);
   printf("%-28s post %s\n", "IBV_WR_LOCAL_INV", rc ? strerror(rc) : "ok");
   if (rc) die("IBV_WR_LOCAL_INV");
   wait_one(cq_a, "IBV_WR_LOCAL_INV");
