@@ -334,29 +334,31 @@ void x_bind_mw(ibv_qp_ex* q, ibv_mw* mw, uint32_t rkey, const ibv_mw_bind_info* 
     f[kAccess] = b->mw_access_flags, f[kKey] = rkey;
   }
 }
-void x_set_sge(ibv_qp_ex* q, uint32_t lkey, uint64_t addr, uint32_t len) {
-  Qpx& x = qpx_of(q);
-  x.orig.wr_set_sge(q, lkey, addr, len);
+// The data of the request built last: only its length is recorded.
+template <class T>
+uint64_t total_length(size_t n, const T* l) {
+  uint64_t len = 0;
+  for (size_t i = 0; i < n; ++i) len += l[i].length;
+  return len;
+}
+void data_length(Qpx& x, uint64_t len) {
   if (uint64_t* f = last(x)) f[kLen] = len;
+}
+void x_set_sge(ibv_qp_ex* q, uint32_t lkey, uint64_t addr, uint32_t len) {
+  qpx_of(q).orig.wr_set_sge(q, lkey, addr, len);
+  data_length(qpx_of(q), len);
 }
 void x_set_sge_list(ibv_qp_ex* q, size_t n, const ibv_sge* l) {
-  Qpx& x = qpx_of(q);
-  x.orig.wr_set_sge_list(q, n, l);
-  uint64_t len = 0;
-  for (size_t i = 0; i < n; ++i) len += l[i].length;
-  if (uint64_t* f = last(x)) f[kLen] = len;
+  qpx_of(q).orig.wr_set_sge_list(q, n, l);
+  data_length(qpx_of(q), total_length(n, l));
 }
 void x_set_inline_data(ibv_qp_ex* q, void* addr, size_t len) {
-  Qpx& x = qpx_of(q);
-  x.orig.wr_set_inline_data(q, addr, len);
-  if (uint64_t* f = last(x)) f[kLen] = len;
+  qpx_of(q).orig.wr_set_inline_data(q, addr, len);
+  data_length(qpx_of(q), len);
 }
 void x_set_inline_data_list(ibv_qp_ex* q, size_t n, const ibv_data_buf* l) {
-  Qpx& x = qpx_of(q);
-  x.orig.wr_set_inline_data_list(q, n, l);
-  uint64_t len = 0;
-  for (size_t i = 0; i < n; ++i) len += l[i].length;
-  if (uint64_t* f = last(x)) f[kLen] = len;
+  qpx_of(q).orig.wr_set_inline_data_list(q, n, l);
+  data_length(qpx_of(q), total_length(n, l));
 }
 
 // Wraps an extended QP's builders (those the provider has).
