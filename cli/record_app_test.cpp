@@ -43,12 +43,12 @@ TEST(Record, AProgramThatCannotStartIsBadInput) {
 TEST(Record, AKeptLogConvertsAndABadOneIsNamedByLineAndColumn) {
   const std::string log = temp("good.log"), bad = temp("bad.log"), out = temp("good.mwb");
   std::ofstream(log) << "mwcheck-record 1\n"
-                        "pd pd=2000 rc=0\n"
-                        "mr pd=2000 addr=10000 len=1000 iova=10000 access=17 mr=3000 rkey=105 rc=0\n"
-                        "mw pd=2000 type=1 mw=5000 rkey=307 rc=0\n"
-                        "mr_free mr=3000 rc=0\n"
-                        "mw_free mw=5000 rc=0\n"
-                        "pd_free pd=2000 rc=0\n";
+                        "pd pid=1 pd=2000 rc=0\n"
+                        "mr pid=1 pd=2000 addr=10000 len=1000 iova=10000 access=17 mr=3000 rkey=105 rc=0\n"
+                        "mw pid=1 pd=2000 type=1 mw=5000 rkey=307 rc=0\n"
+                        "mr_free pid=1 mr=3000 rc=0\n"
+                        "mw_free pid=1 mw=5000 rc=0\n"
+                        "pd_free pid=1 pd=2000 rc=0\n";
   auto r = mwcheck({"record", "--from-log", log, "-o", out});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("recorded 7 ops (7 with the outcome the program saw)"), std::string::npos) << r.out;
@@ -56,10 +56,10 @@ TEST(Record, AKeptLogConvertsAndABadOneIsNamedByLineAndColumn) {
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("7 ops, 7 checked, 0 mismatches"), std::string::npos) << r.out;
 
-  std::ofstream(bad) << "mwcheck-record 1\npd pd=2000 rc=0\nmw pd=2000 type=1 mw=5000 rkey=3g7 rc=0\n";
+  std::ofstream(bad) << "mwcheck-record 1\npd pid=1 pd=2000 rc=0\nmw pid=1 pd=2000 type=1 mw=5000 rkey=3g7 rc=0\n";
   r = mwcheck({"record", "--from-log", bad, "-o", temp("bad.mwt")});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find(bad + ":3:32: error: '3g7' is not a 64-bit hexadecimal number"), std::string::npos)
+  EXPECT_NE(r.err.find(bad + ":3:38: error: '3g7' is not a 64-bit hexadecimal number"), std::string::npos)
       << r.err;
   for (const auto& f : {log, bad, out}) fs::remove(f);
 }

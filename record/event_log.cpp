@@ -70,10 +70,11 @@ std::variant<std::vector<Event>, ParseError> parse_log(std::string_view text) {
     int k = 0;
     while (k < kEventKinds && kNames[k] != name) ++k;
     if (k == kEventKinds) return error(0, fmt::format("unknown event '{}'", name));
-    Event e{static_cast<EventKind>(k), line_no, {}};
+    Event e{static_cast<EventKind>(k), line_no, 0, {}};
     size_t at = name.size();
-    for (int i = 0;; ++i) {
-      const std::string_view field = nth_field(kFieldLists[k], i);
+    uint64_t pid = 0;
+    for (int i = -1;; ++i) {
+      const std::string_view field = i < 0 ? std::string_view("pid") : nth_field(kFieldLists[k], i);
       if (field.empty()) {
         if (at < line.size()) return error(at, "more fields than the event has");
         break;
@@ -86,11 +87,13 @@ std::variant<std::vector<Event>, ParseError> parse_log(std::string_view text) {
       if (!tok.starts_with(field) || tok.size() <= field.size() || tok[field.size()] != '=')
         return error(at, fmt::format("expected '{}=HEX'", field));
       const std::string_view num = tok.substr(field.size() + 1);
-      const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), e.v[i], 16);
+      uint64_t& value = i < 0 ? pid : e.v[i];
+      const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), value, 16);
       if (ec != std::errc() || p != num.data() + num.size())
         return error(at + field.size() + 1, fmt::format("'{}' is not a 64-bit hexadecimal number", num));
       at = end;
     }
+    e.pid = static_cast<uint32_t>(pid);
     out.push_back(e);
   }
   if (!header) return ParseError{1, 1, "not a recording: the header `mwcheck-record 1` is missing"};

@@ -32,6 +32,7 @@ std::string_view event_fields(EventKind k);
 struct Event {
   EventKind kind{};
   uint32_t line = 0;  // in the log, 1-based
+  uint32_t pid = 0;   // the recorded process
   std::array<uint64_t, kMaxEventFields> v{};
   // Returns the value of field `name`; an unknown name is a programming
   // error (caught by the converter's tests), answered with 0.

@@ -16,14 +16,15 @@ ParseError error_of(std::string_view text) {
 TEST(EventLog, ReadsEveryFieldOfEveryEventInOrder) {
   auto r = parse_log(
       "mwcheck-record 1\n"
-      "pd pd=2000 rc=0\n"
-      "send qp=1 wr_id=2 opcode=3 flags=4 len=5 raddr=6 rkey=7 inv=8 mw=9 mr=a addr=b blen=c "
+      "pd pid=1 pd=2000 rc=0\n"
+      "send pid=1 qp=1 wr_id=2 opcode=3 flags=4 len=5 raddr=6 rkey=7 inv=8 mw=9 mr=a addr=b blen=c "
       "access=d key=e cur=f rc=ffffffffffffffff\n");
   ASSERT_TRUE(std::holds_alternative<std::vector<Event>>(r));
   const auto& ev = std::get<std::vector<Event>>(r);
   ASSERT_EQ(ev.size(), 2u);
   EXPECT_EQ(ev[0].kind, EventKind::pd);
   EXPECT_EQ(ev[0]["pd"], 0x2000u);
+  EXPECT_EQ(ev[0].pid, 1u);
   EXPECT_EQ(ev[1].line, 3u);
   EXPECT_EQ(ev[1]["blen"], 0xcu);
   EXPECT_EQ(ev[1]["cur"], 0xfu);
@@ -38,7 +39,7 @@ TEST(EventLog, EveryEventKindHasAtMostTheFieldsAnEventHolds) {
 }
 
 TEST(EventLog, ErrorsNameLineAndColumn) {
-  ParseError e = error_of("pd pd=1 rc=0\n");
+  ParseError e = error_of("pd pid=1 pd=1 rc=0\n");
   EXPECT_EQ(e.line, 1u);
   EXPECT_NE(e.message.find("header"), std::string::npos);
   e = error_of("mwcheck-record 7\n");
@@ -47,17 +48,20 @@ TEST(EventLog, ErrorsNameLineAndColumn) {
   EXPECT_EQ(e.line, 2u);
   EXPECT_EQ(e.col, 1u);
   EXPECT_NE(e.message.find("unknown event 'frob'"), std::string::npos);
-  e = error_of("mwcheck-record 1\npd pd=1\n");
-  EXPECT_EQ(e.col, 8u);
+  e = error_of("mwcheck-record 1\npd pid=1 pd=1\n");
+  EXPECT_EQ(e.col, 14u);
   EXPECT_NE(e.message.find("'rc' is missing"), std::string::npos);
-  e = error_of("mwcheck-record 1\npd pd=1 rc=zz\n");
-  EXPECT_EQ(e.col, 12u);
-  e = error_of("mwcheck-record 1\npd pd=1 rx=0\n");
-  EXPECT_EQ(e.col, 9u);
-  e = error_of("mwcheck-record 1\npd pd=1 rc=0 extra=1\n");
+  e = error_of("mwcheck-record 1\npd pid=1 pd=1 rc=zz\n");
+  EXPECT_EQ(e.col, 18u);
+  e = error_of("mwcheck-record 1\npd pid=1 pd=1 rx=0\n");
+  EXPECT_EQ(e.col, 15u);
+  e = error_of("mwcheck-record 1\npd pid=1 pd=1 rc=0 extra=1\n");
   EXPECT_NE(e.message.find("more fields"), std::string::npos);
-  e = error_of("mwcheck-record 1\npd pd=11111111111111111 rc=0\n");
-  EXPECT_EQ(e.col, 7u);
+  e = error_of("mwcheck-record 1\npd pid=1 pd=11111111111111111 rc=0\n");
+  EXPECT_EQ(e.col, 13u);
+  e = error_of("mwcheck-record 1\npd pd=1 rc=0\n");  // no process
+  EXPECT_EQ(e.col, 4u);
+  EXPECT_NE(e.message.find("expected 'pid=HEX'"), std::string::npos);
   e = error_of("");
   EXPECT_EQ(e.line, 1u);
 }

@@ -83,7 +83,8 @@ void emit(Ev ev, const uint64_t* v, size_t count) {
   const int fd = log_fd();
   if (fd >= 0) {
     char line[640];
-    size_t n = static_cast<size_t>(std::snprintf(line, sizeof line, "%s", kName[static_cast<int>(ev)]));
+    size_t n = static_cast<size_t>(
+        std::snprintf(line, sizeof line, "%s pid=%x", kName[static_cast<int>(ev)], unsigned(getpid())));
     const char* f = kFields[static_cast<int>(ev)];
     for (size_t i = 0; i < count; ++i) {
       const char* end = std::strchr(f, ' ');

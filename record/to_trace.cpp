@@ -161,21 +161,27 @@ class Converter {
     skipped_.push_back(s);
   }
 
+  // Objects are known by their address in the process that made them.
+  using Key = std::pair<uint32_t, uint64_t>;
+  static Key key(const Event& e, std::string_view field) { return {e.pid, e[field]}; }
+
   template <class T>
-  const T* find(const std::map<uint64_t, T>& m, uint64_t ptr, const Event& e, const char* what) {
-    const auto it = m.find(ptr);
+  const T* find(const std::map<Key, T>& m, Key k, const Event& e, const char* what) {
+    const auto it = m.find(k);
     if (it != m.end()) return &it->second;
     skip(e, fmt::format("it names a {} the recording never saw created", what));
     return nullptr;
   }
 
-  // Returns the fields of a bind after its QP and window.
-  std::string bind_fields(uint64_t mr, uint64_t addr, uint64_t len, uint64_t access) const {
+  // Returns the fields of a bind after its QP and window (the MR and access
+  // of the event; its range as given).
+  std::string bind_fields(const Event& e, uint64_t addr, uint64_t len) const {
     std::string s;
-    if (const auto it = mrs_.find(mr); mr && it != mrs_.end()) s += fmt::format(" mr=m{}", it->second.h);
+    if (const auto it = mrs_.find(key(e, "mr")); e["mr"] && it != mrs_.end())
+      s += fmt::format(" mr=m{}", it->second.h);
     if (addr) s += " addr=" + addr_text(addr);
     if (len) s += fmt::format(" len={}", len);
-    return s + " access=" + flags_text(access, access_flag_names());
+    return s + " access=" + flags_text(e["access"], access_flag_names());
   }
 
   void rebound(Mw& w, const Event& e, uint32_t asked) {
@@ -192,18 +198,18 @@ class Converter {
         break;
       case EventKind::pd: {
         const uint32_t h = next_[1];
-        if (e["rc"] == 0) pds_[e["pd"]] = next_[1]++;
+        if (e["rc"] == 0) pds_[key(e, "pd")] = next_[1]++;
         add(fmt::format("{} p{}", name(OpCode::alloc_pd), h), rc_text(e["rc"]));
         break;
       }
       case EventKind::pd_free:
-        if (const uint32_t* h = find(pds_, e["pd"], e, "PD")) {
+        if (const uint32_t* h = find(pds_, key(e, "pd"), e, "PD")) {
           add(fmt::format("{} p{}", name(OpCode::dealloc_pd), *h), rc_text(e["rc"]));
-          if (e["rc"] == 0) pds_.erase(e["pd"]);
+          if (e["rc"] == 0) pds_.erase(key(e, "pd"));
         }
         break;
       case EventKind::mr: {
-        const uint32_t* pd = find(pds_, e["pd"], e, "PD");
+        const uint32_t* pd = find(pds_, key(e, "pd"), e, "PD");
         if (!pd) break;
         const uint32_t h = next_[2];
         std::string note;
@@ -215,23 +221,23 @@ class Converter {
         add(fmt::format("{} m{} pd=p{} addr={} len={} access={}", name(OpCode::reg_mr), h, *pd,
                         addr_text(e["addr"]), e["len"], flags_text(e["access"], access_flag_names())),
             rc_text(e["rc"]), note);
-        if (e["rc"] == 0) mrs_[e["mr"]] = Mr{next_[2]++, static_cast<uint32_t>(e["rkey"])};
+        if (e["rc"] == 0) mrs_[key(e, "mr")] = Mr{next_[2]++, static_cast<uint32_t>(e["rkey"])};
         break;
       }
       case EventKind::mr_free:
-        if (const Mr* m = find(mrs_, e["mr"], e, "MR")) {
+        if (const Mr* m = find(mrs_, key(e, "mr"), e, "MR")) {
           add(fmt::format("{} m{}", name(OpCode::dereg_mr), m->h), rc_text(e["rc"]));
-          if (e["rc"] == 0) mrs_.erase(e["mr"]);
+          if (e["rc"] == 0) mrs_.erase(key(e, "mr"));
         }
         break;
       case EventKind::rereg: {
-        const auto it = mrs_.find(e["mr"]);
+        const auto it = mrs_.find(key(e, "mr"));
         if (it == mrs_.end()) return skip(e, "it names an MR the recording never saw created");
         const uint64_t f = e["flags"];
         std::string s = fmt::format("{} m{} flags={}", name(OpCode::rereg_mr), it->second.h,
                                     flags_text(f, rereg_flag_names()));
         if (f & IBV_REREG_MR_CHANGE_PD) {
-          const uint32_t* pd = find(pds_, e["pd"], e, "PD");
+          const uint32_t* pd = find(pds_, key(e, "pd"), e, "PD");
           if (!pd) break;
           s += fmt::format(" pd=p{}", *pd);
         }
@@ -244,22 +250,22 @@ class Converter {
         break;
       }
       case EventKind::mw: {
-        const uint32_t* pd = find(pds_, e["pd"], e, "PD");
+        const uint32_t* pd = find(pds_, key(e, "pd"), e, "PD");
         if (!pd) break;
         const uint32_t h = next_[3];
         add(fmt::format("{} w{} pd=p{} type={}", name(OpCode::alloc_mw), h, *pd, e["type"]),
             rc_text(e["rc"]));
-        if (e["rc"] == 0) mws_[e["mw"]] = Mw{next_[3]++, static_cast<uint32_t>(e["rkey"])};
+        if (e["rc"] == 0) mws_[key(e, "mw")] = Mw{next_[3]++, static_cast<uint32_t>(e["rkey"])};
         break;
       }
       case EventKind::mw_free:
-        if (const Mw* w = find(mws_, e["mw"], e, "window")) {
+        if (const Mw* w = find(mws_, key(e, "mw"), e, "window")) {
           add(fmt::format("{} w{}", name(OpCode::dealloc_mw), w->h), rc_text(e["rc"]));
-          if (e["rc"] == 0) mws_.erase(e["mw"]);
+          if (e["rc"] == 0) mws_.erase(key(e, "mw"));
         }
         break;
       case EventKind::qp: {
-        const uint32_t* pd = find(pds_, e["pd"], e, "PD");
+        const uint32_t* pd = find(pds_, key(e, "pd"), e, "PD");
         if (!pd) break;
         const std::string type = qp_type_text(e["type"]);
         if (type.empty() || (e["type"] != IBV_QPT_RC && e["type"] != IBV_QPT_UC))
@@ -272,12 +278,12 @@ class Converter {
             depth != e["depth"] ? fmt::format("max_send_wr {} (a trace's depth is 1 to 64)", e["depth"])
                                 : std::string());
         if (e["rc"] == 0) {
-          qps_[e["qp"]] = Qp{next_[4]++, static_cast<uint32_t>(e["num"]), e["sig_all"] != 0, {}};
+          qps_[key(e, "qp")] = Qp{next_[4]++, static_cast<uint32_t>(e["num"]), e["sig_all"] != 0, {}};
         }
         break;
       }
       case EventKind::qp_mod: {
-        const auto it = qps_.find(e["qp"]);
+        const auto it = qps_.find(key(e, "qp"));
         if (it == qps_.end()) return skip(e, "a QP the trace does not have");
         if (e["mask"] & IBV_QP_DEST_QPN) it->second.dest = static_cast<uint32_t>(e["dest"]);
         if (!(e["mask"] & IBV_QP_STATE)) break;  // attributes alone: the trace's devices choose them
@@ -288,19 +294,19 @@ class Converter {
         break;
       }
       case EventKind::qp_free: {
-        const auto it = qps_.find(e["qp"]);
+        const auto it = qps_.find(key(e, "qp"));
         if (it == qps_.end()) return skip(e, "a QP the trace does not have");
         add(fmt::format("{} q{}", name(OpCode::destroy_qp), it->second.h), rc_text(e["rc"]));
         if (e["rc"] == 0) qps_.erase(it);
         break;
       }
       case EventKind::bind: {
-        const auto q = qps_.find(e["qp"]);
+        const auto q = qps_.find(key(e, "qp"));
         if (q == qps_.end()) return skip(e, "a QP the trace does not have");
-        const auto w = mws_.find(e["mw"]);
+        const auto w = mws_.find(key(e, "mw"));
         if (w == mws_.end()) return skip(e, "it names a window the recording never saw allocated");
         add(fmt::format("{} q{} w{}{} flags={}", name(OpCode::bind_mw), q->second.h, w->second.h,
-                        bind_fields(e["mr"], e["addr"], e["len"], e["access"]),
+                        bind_fields(e, e["addr"], e["len"]),
                         flags_text(e["flags"], send_flag_names())),
             rc_text(e["rc"]));
         if (e["rc"] == 0) rebound(w->second, e, static_cast<uint32_t>(e["cur"]));
@@ -316,17 +322,17 @@ class Converter {
   }
 
   void post(const Event& e) {
-    const auto q = qps_.find(e["qp"]);
+    const auto q = qps_.find(key(e, "qp"));
     if (q == qps_.end()) return skip(e, "a QP the trace does not have");
     const Qp& qp = q->second;
     const std::string flags = flags_text(e["flags"], send_flag_names());
     const uint64_t rc = e["rc"];
     switch (e["opcode"]) {
       case IBV_WR_BIND_MW: {
-        const auto w = mws_.find(e["mw"]);
+        const auto w = mws_.find(key(e, "mw"));
         if (w == mws_.end()) return skip(e, "it names a window the recording never saw allocated");
         add(fmt::format("{} q{} w{}{} key=+{} flags={}", name(OpCode::wr_bind_mw), qp.h, w->second.h,
-                        bind_fields(e["mr"], e["addr"], e["blen"], e["access"]),
+                        bind_fields(e, e["addr"], e["blen"]),
                         uint8_t(e["key"] - w->second.cur), flags),
             rc_text(rc));
         if (rc == 0) rebound(w->second, e, static_cast<uint32_t>(e["key"]));
@@ -403,10 +409,10 @@ class Converter {
   std::vector<Line> lines_;
   std::vector<std::string> skipped_;
   std::array<uint32_t, kHandleKinds> next_{};  // next handle of each kind
-  std::map<uint64_t, uint32_t> pds_;
-  std::map<uint64_t, Mr> mrs_;
-  std::map<uint64_t, Mw> mws_;
-  std::map<uint64_t, Qp> qps_;
+  std::map<Key, uint32_t> pds_;
+  std::map<Key, Mr> mrs_;
+  std::map<Key, Mw> mws_;
+  std::map<Key, Qp> qps_;
   std::map<std::pair<uint32_t, uint64_t>, size_t> peers_;  // (QP number, wr_id) -> line
 };
 

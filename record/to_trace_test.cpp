@@ -16,39 +16,39 @@ namespace {
 // with ibv_bind_mw, a type 2 window bound and invalidated by work
 // requests, reads and writes through both from the other QP.
 constexpr std::string_view kLog = R"(mwcheck-record 1
-open ctx=1000
-pd pd=2000 rc=0
-mr pd=2000 addr=7f0000000000 len=2000 iova=7f0000000000 access=17 mr=3000 rkey=105 rc=0
-mr pd=2000 addr=7f0000010000 len=1000 iova=7f0000010000 access=1 mr=3100 rkey=206 rc=0
-qp pd=2000 type=2 depth=8 sig_all=0 qp=4000 num=11 rc=0
-qp pd=2000 type=2 depth=8 sig_all=0 qp=4100 num=12 rc=0
-qp_mod qp=4000 mask=39 state=1 dest=0 rc=0
-qp_mod qp=4000 mask=1d8081 state=2 dest=12 rc=0
-qp_mod qp=4000 mask=36e01 state=3 dest=0 rc=0
-qp_mod qp=4100 mask=39 state=1 dest=0 rc=0
-qp_mod qp=4100 mask=1d8081 state=2 dest=11 rc=0
-qp_mod qp=4100 mask=36e01 state=3 dest=0 rc=0
-mw pd=2000 type=1 mw=5000 rkey=307 rc=0
-mw pd=2000 type=2 mw=5100 rkey=408 rc=0
-bind qp=4000 mw=5000 wr_id=1 flags=2 mr=3000 addr=7f0000000000 len=1000 access=6 cur=308 rc=0
-wc num=11 wr_id=1 status=0 opcode=5
-send qp=4100 wr_id=64 opcode=0 flags=2 len=40 raddr=7f0000000040 rkey=308 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
-wc num=12 wr_id=64 status=0 opcode=1
-send qp=4000 wr_id=2 opcode=8 flags=2 len=0 raddr=0 rkey=0 inv=0 mw=5100 mr=3000 addr=7f0000001000 blen=1000 access=4 key=409 cur=409 rc=0
-wc num=11 wr_id=2 status=0 opcode=5
-send qp=4100 wr_id=64 opcode=4 flags=2 len=80 raddr=7f0000001000 rkey=409 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
-wc num=12 wr_id=64 status=0 opcode=2
-send qp=4000 wr_id=3 opcode=7 flags=2 len=0 raddr=0 rkey=0 inv=409 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
-wc num=11 wr_id=3 status=0 opcode=6
-send qp=4100 wr_id=64 opcode=4 flags=2 len=8 raddr=7f0000001000 rkey=409 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
-wc num=12 wr_id=64 status=a opcode=2
-mw_free mw=5100 rc=0
-mw_free mw=5000 rc=0
-mr_free mr=3000 rc=0
-qp_free qp=4000 rc=0
-qp_free qp=4100 rc=0
-mr_free mr=3100 rc=0
-pd_free pd=2000 rc=0
+open pid=1 ctx=1000
+pd pid=1 pd=2000 rc=0
+mr pid=1 pd=2000 addr=7f0000000000 len=2000 iova=7f0000000000 access=17 mr=3000 rkey=105 rc=0
+mr pid=1 pd=2000 addr=7f0000010000 len=1000 iova=7f0000010000 access=1 mr=3100 rkey=206 rc=0
+qp pid=1 pd=2000 type=2 depth=8 sig_all=0 qp=4000 num=11 rc=0
+qp pid=1 pd=2000 type=2 depth=8 sig_all=0 qp=4100 num=12 rc=0
+qp_mod pid=1 qp=4000 mask=39 state=1 dest=0 rc=0
+qp_mod pid=1 qp=4000 mask=1d8081 state=2 dest=12 rc=0
+qp_mod pid=1 qp=4000 mask=36e01 state=3 dest=0 rc=0
+qp_mod pid=1 qp=4100 mask=39 state=1 dest=0 rc=0
+qp_mod pid=1 qp=4100 mask=1d8081 state=2 dest=11 rc=0
+qp_mod pid=1 qp=4100 mask=36e01 state=3 dest=0 rc=0
+mw pid=1 pd=2000 type=1 mw=5000 rkey=307 rc=0
+mw pid=1 pd=2000 type=2 mw=5100 rkey=408 rc=0
+bind pid=1 qp=4000 mw=5000 wr_id=1 flags=2 mr=3000 addr=7f0000000000 len=1000 access=6 cur=308 rc=0
+wc pid=1 num=11 wr_id=1 status=0 opcode=5
+send pid=1 qp=4100 wr_id=64 opcode=0 flags=2 len=40 raddr=7f0000000040 rkey=308 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+wc pid=1 num=12 wr_id=64 status=0 opcode=1
+send pid=1 qp=4000 wr_id=2 opcode=8 flags=2 len=0 raddr=0 rkey=0 inv=0 mw=5100 mr=3000 addr=7f0000001000 blen=1000 access=4 key=409 cur=409 rc=0
+wc pid=1 num=11 wr_id=2 status=0 opcode=5
+send pid=1 qp=4100 wr_id=64 opcode=4 flags=2 len=80 raddr=7f0000001000 rkey=409 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+wc pid=1 num=12 wr_id=64 status=0 opcode=2
+send pid=1 qp=4000 wr_id=3 opcode=7 flags=2 len=0 raddr=0 rkey=0 inv=409 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+wc pid=1 num=11 wr_id=3 status=0 opcode=6
+send pid=1 qp=4100 wr_id=64 opcode=4 flags=2 len=8 raddr=7f0000001000 rkey=409 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+wc pid=1 num=12 wr_id=64 status=a opcode=2
+mw_free pid=1 mw=5100 rc=0
+mw_free pid=1 mw=5000 rc=0
+mr_free pid=1 mr=3000 rc=0
+qp_free pid=1 qp=4000 rc=0
+qp_free pid=1 qp=4100 rc=0
+mr_free pid=1 mr=3100 rc=0
+pd_free pid=1 pd=2000 rc=0
 )";
 
 Recording convert(std::string_view log) {
@@ -113,17 +113,53 @@ TEST(ToTrace, TheRecordingReplaysOnTheModelWithTheOutcomesTheProgramSaw) {
   std::filesystem::remove(path);
 }
 
+TEST(ToTrace, ProcessesOfOneRecordingMeetThroughTheirQpNumbers) {
+  // A server and a client process on one device, the same addresses for
+  // different objects: the client's read is the peer of the server's QP.
+  const Recording r = convert(R"(mwcheck-record 1
+pd pid=a pd=2000 rc=0
+mr pid=a pd=2000 addr=10000 len=1000 iova=10000 access=14 mr=3000 rkey=105 rc=0
+qp pid=a pd=2000 type=2 depth=10 sig_all=0 qp=4000 num=11 rc=0
+mwcheck-record 1
+pd pid=b pd=2000 rc=0
+qp pid=b pd=2000 type=2 depth=10 sig_all=0 qp=4000 num=12 rc=0
+qp_mod pid=a qp=4000 mask=100000 state=0 dest=12 rc=0
+qp_mod pid=b qp=4000 mask=100000 state=0 dest=11 rc=0
+mw pid=a pd=2000 type=1 mw=5000 rkey=307 rc=0
+bind pid=a qp=4000 mw=5000 wr_id=1 flags=0 mr=3000 addr=10000 len=100 access=4 cur=308 rc=0
+send pid=b qp=4000 wr_id=9 opcode=4 flags=2 len=8 raddr=10010 rkey=308 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+wc pid=b num=12 wr_id=9 status=0 opcode=2
+qp_free pid=b qp=4000 rc=0
+pd_free pid=b pd=2000 rc=0
+pd_free pid=a pd=2000 rc=1
+)");
+  EXPECT_TRUE(r.skipped.empty()) << r.text;
+  EXPECT_EQ(ops_of(r),
+            "buf b0 len=4096 => OK\n"
+            "alloc_pd p0 => OK\n"
+            "reg_mr m0 pd=p0 addr=b0 len=4096 access=REMOTE_READ|MW_BIND => OK\n"
+            "create_qp q0 pd=p0 type=RC depth=16 sig_all=0 state=RESET => OK\n"
+            "alloc_pd p1 => OK\n"
+            "create_qp q1 pd=p1 type=RC depth=16 sig_all=0 state=RESET => OK\n"
+            "alloc_mw w0 pd=p0 type=1 => OK\n"
+            "bind_mw q0 w0 mr=m0 addr=b0 len=256 access=REMOTE_READ flags=0 => OK\n"
+            "peer_read q0 rkey=w0 addr=b0+16 len=8 => IBV_WC_SUCCESS\n"
+            "destroy_qp q1 => OK\n"
+            "dealloc_pd p1 => OK\n"
+            "dealloc_pd p0 => EPERM\n");
+}
+
 TEST(ToTrace, WhatATraceCannotSayIsACommentNamingTheLogLine) {
   const Recording r = convert(R"(mwcheck-record 1
-pd pd=2000 rc=0
-qp pd=2000 type=4 depth=8 sig_all=0 qp=4000 num=11 rc=0
-qp pd=2000 type=2 depth=80 sig_all=1 qp=4100 num=12 rc=0
-qp_mod qp=4100 mask=1d8081 state=2 dest=99 rc=0
-send qp=4100 wr_id=7 opcode=0 flags=0 len=8 raddr=1000 rkey=308 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
-mw_free mw=5100 rc=0
-mr pd=2000 addr=7f0000000000 len=2000 iova=0 access=101 mr=3000 rkey=105 rc=0
-mr pd=2000 addr=0 len=2000 iova=0 access=1 mr=0 rkey=0 rc=e
-wc num=12 wr_id=9 status=5 opcode=0
+pd pid=1 pd=2000 rc=0
+qp pid=1 pd=2000 type=4 depth=8 sig_all=0 qp=4000 num=11 rc=0
+qp pid=1 pd=2000 type=2 depth=80 sig_all=1 qp=4100 num=12 rc=0
+qp_mod pid=1 qp=4100 mask=1d8081 state=2 dest=99 rc=0
+send pid=1 qp=4100 wr_id=7 opcode=0 flags=0 len=8 raddr=1000 rkey=308 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+mw_free pid=1 mw=5100 rc=0
+mr pid=1 pd=2000 addr=7f0000000000 len=2000 iova=0 access=101 mr=3000 rkey=105 rc=0
+mr pid=1 pd=2000 addr=0 len=2000 iova=0 access=1 mr=0 rkey=0 rc=e
+wc pid=1 num=12 wr_id=9 status=5 opcode=0
 )");
   ASSERT_EQ(r.skipped.size(), 3u);
   EXPECT_NE(r.skipped[0].find("log line 3: qp not recorded: a QP of type 4"), std::string::npos);
