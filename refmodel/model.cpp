@@ -466,66 +466,102 @@ Outcome Model::on_wr_send(const args::wr_send& a) {
 }
 
 // ---- the peer's requests -------------------------------------------------
+//
+// The hot path of a replay: the peer's RDMA read, write or atomic through an
+// rkey. As a NIC does it: the key's index selects an MR or window slot, a
+// few compares against that slot (the rule templates) decide, and the rare
+// refusals leave the path through cold functions.
 
-Outcome Model::remote(uint32_t qp, const Arg& rkey_ref, const Arg& addr_ref, uint64_t len,
-                      uint32_t right, bool atomic) {
+// Returns the rule refusing `right` on [raddr, raddr+len) through window h
+// for QP qp (whose PD is pd), or remote_ok; `st` gets the refusal's status.
+[[gnu::always_inline]] inline Rule Model::through_window(uint32_t h, uint32_t rkey, uint32_t qp, uint32_t pd,
+                                  uint64_t raddr, uint64_t len, uint32_t right, bool atomic,
+                                  WcStatus& st) {
+  Mw* w = live(mws_, h);
+  if (!w || w->rkey != rkey || w->state != MwState::Bound) [[unlikely]]
+    return Rule::remote_rkey;
+  if (w->pd != pd) [[unlikely]]
+    return Rule::remote_pd;
+  if (w->type == 2 && w->qp != qp) [[unlikely]]
+    return Rule::remote_type2_qp;
+  if (!rules::grants<C>(w->access, right)) [[unlikely]]
+    return Rule::remote_access;
+  const Mr* m = w->mr < mrs_.size() ? &mrs_[w->mr] : nullptr;
+  if (!m || !m->live || m->rkey(w->mr) != w->mr_rkey) [[unlikely]]
+    return Rule::remote_mr_live;
+  const bool zb = (w->access & acc::ZERO_BASED) != 0;
+  const uint8_t range = mutant_ == Mutant::range_mr_only ? uint8_t{alt::remote_range::mr_only}
+                                                         : knob(Knob::remote_range);
+  if (!rules::remote_range_ok<C>(raddr, len, zb, w->addr, w->len, m->iova, m->len, range))
+    [[unlikely]]
+    return Rule::remote_range;
+  if (atomic && !rules::atomic_aligned<C>(rules::translate<C>(raddr, zb, w->addr))) [[unlikely]] {
+    st = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
+    return Rule::remote_atomic_align;
+  }
+  return Rule::remote_ok;
+}
+
+// The same through MR h (the key's index is h+1).
+[[gnu::always_inline]] inline Rule Model::through_mr(uint32_t h, uint32_t rkey, uint32_t pd, uint64_t raddr,
+                              uint64_t len, uint32_t right, bool atomic, WcStatus& st) const {
+  const Mr* m = h < mrs_.size() ? &mrs_[h] : nullptr;
+  if (!m || !m->live || m->rkey(h) != rkey) [[unlikely]]
+    return Rule::remote_rkey;
+  if (m->pd != pd) [[unlikely]]
+    return Rule::remote_pd;
+  if (!rules::grants<C>(m->access, right)) [[unlikely]]
+    return Rule::remote_access;
+  if (!rules::range_within<C>(raddr, len, m->iova, m->len)) [[unlikely]]
+    return Rule::remote_range;
+  if (atomic && !rules::atomic_aligned<C>(raddr)) [[unlikely]] {
+    st = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
+    return Rule::remote_atomic_align;
+  }
+  return Rule::remote_ok;
+}
+
+// A request the responder cannot take: the QP is gone, of the wrong
+// transport, or not ready to respond. Returns its outcome.
+Outcome Model::remote_unserved(uint32_t qp, uint32_t right) {
   Qp* q = live(qps_, qp);
   if (!q) return out(Rule::handle_live, Result::kSKIP);
   const bool uc_write = q->type == qpt::UC && right == acc::REMOTE_WRITE;
   if (q->type != qpt::RC && !uc_write) return out(Rule::remote_transport, Result::kEINVAL);
   if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
-  if (!responds(q->state)) {
-    // UC has no acknowledgements and so no retries: the write is sent and lost.
-    if (q->type == qpt::UC) return out(Rule::remote_uc_drop, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
-    q->peer_err = true;
-    return out(Rule::remote_responder_state, Result::kOK, WcStatus::kIBV_WC_RETRY_EXC_ERR);
-  }
+  // UC has no acknowledgements and so no retries: the write is sent and lost.
+  if (q->type == qpt::UC) return out(Rule::remote_uc_drop, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
+  q->peer_err = true;
+  return out(Rule::remote_responder_state, Result::kOK, WcStatus::kIBV_WC_RETRY_EXC_ERR);
+}
+
+// A request refused by rule `fail`: RC answers with an error that breaks
+// the connection; UC drops it silently. Returns its outcome.
+Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
+  if (q.type == qpt::UC) return out(Rule::remote_uc_drop, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
+  q.peer_err = true;
+  q.state = QpState::kERR;
+  return out(fail, Result::kOK, st);
+}
+
+[[gnu::always_inline]] inline Outcome Model::remote(uint32_t qp, const Arg& rkey_ref, const Arg& addr_ref, uint64_t len,
+                             uint32_t right, bool atomic) {
+  Qp* q = live(qps_, qp);
+  const bool served = q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
+                      !q->peer_err && responds(q->state);
+  if (!served) [[unlikely]]
+    return remote_unserved(qp, right);
   const uint32_t rkey = resolve_rkey(rkey_ref);
   const uint64_t raddr = resolve(addr_ref);
   const uint32_t idx = rkey >> 8;
-  Rule fail = Rule::remote_ok;
   WcStatus st = WcStatus::kIBV_WC_REM_ACCESS_ERR;
-  if (idx & kMwIndexBit) {
-    const uint32_t h = idx & ~kMwIndexBit;
-    Mw* w = live(mws_, h);
-    const Mr* m = w && w->mr < mrs_.size() ? &mrs_[w->mr] : nullptr;
-    const bool zb = w && (w->access & acc::ZERO_BASED);
-    if (!w || w->rkey != rkey || w->state != MwState::Bound)
-      fail = Rule::remote_rkey;
-    else if (w->pd != q->pd)
-      fail = Rule::remote_pd;
-    else if (w->type == 2 && w->qp != qp)
-      fail = Rule::remote_type2_qp;
-    else if (!rules::grants<C>(w->access, right))
-      fail = Rule::remote_access;
-    else if (!m || !m->live || m->rkey(w->mr) != w->mr_rkey)
-      fail = Rule::remote_mr_live;
-    else if (!rules::remote_range_ok<C>(raddr, len, zb, w->addr, w->len, m->iova, m->len,
-                                        mutant_ == Mutant::range_mr_only
-                                            ? uint8_t{alt::remote_range::mr_only}
-                                            : knob(Knob::remote_range)))
-      fail = Rule::remote_range;
-    else if (atomic && !rules::atomic_aligned<C>(rules::translate<C>(raddr, zb, w->addr)))
-      fail = Rule::remote_atomic_align, st = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
-  } else {
-    const Mr* m = idx >= 1 && idx - 1 < mrs_.size() ? &mrs_[idx - 1] : nullptr;
-    if (!m || !m->live || m->rkey(idx - 1) != rkey)
-      fail = Rule::remote_rkey;
-    else if (m->pd != q->pd)
-      fail = Rule::remote_pd;
-    else if (!rules::grants<C>(m->access, right))
-      fail = Rule::remote_access;
-    else if (!rules::range_within<C>(raddr, len, m->iova, m->len))
-      fail = Rule::remote_range;
-    else if (atomic && !rules::atomic_aligned<C>(raddr))
-      fail = Rule::remote_atomic_align, st = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
-  }
-  if (fail == Rule::remote_ok) return out(fail, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
-  if (q->type == qpt::UC)
-    return out(Rule::remote_uc_drop, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
-  q->peer_err = true;
-  q->state = QpState::kERR;
-  return out(fail, Result::kOK, st);
+  const Rule fail =
+      (idx & kMwIndexBit)
+          ? through_window(idx & ~kMwIndexBit, rkey, qp, q->pd, raddr, len, right, atomic, st)
+          : through_mr(idx - 1, rkey, q->pd, raddr, len, right, atomic, st);
+  if (fail != Rule::remote_ok) [[unlikely]]
+    return remote_refused(*q, fail, st);
+  return out(fail, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
 }
 
 Outcome Model::on_peer_write(const args::peer_write& a) {

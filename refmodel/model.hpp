@@ -41,6 +41,15 @@ class Model {
   void reset(const Caps& caps);
   // Executes one op and returns its outcome. Never allocates.
   Outcome step(const Op& op);
+  // The same for an op given as its typed view (args::<name>), as the
+  // streaming replay decodes it: no uniform Op record in between.
+#define OP(name, kind, summary)          \
+  Outcome step(const args::name& a) {    \
+    consulted_ = 0;                      \
+    return on_##name(a);                 \
+  }
+  MWC_OPS(OP)
+#undef OP
 
   const Profile& profile() const { return profile_; }
   Mutant mutant() const { return mutant_; }
@@ -58,14 +67,14 @@ class Model {
   enum class MwState : uint8_t { Unbound, Bound };
   struct Buf { bool live = false; uint64_t len = 0; };
   struct Pd { bool live = false; uint32_t users = 0; };
-  struct Mr {
+  struct alignas(64) Mr {  // a cache line each, as a NIC keeps its MR table
     bool live = false;
     uint8_t key = 0, next_key = 0;  // key byte; the next registration takes next_key
     uint32_t pd = 0, access = 0, bound = 0;
     uint64_t va = 0, len = 0, iova = 0;
     uint32_t rkey(uint32_t h) const { return ((h + 1) << 8) | key; }
   };
-  struct Mw {
+  struct alignas(64) Mw {  // a cache line each, as a NIC keeps its window table
     bool live = false;
     uint8_t type = 0, alloc_key = 0;
     MwState state = MwState::Unbound;
@@ -114,6 +123,12 @@ class Model {
   uint32_t resolve_rkey(const Arg& r) const;
   Outcome remote(uint32_t qp, const Arg& rkey, const Arg& addr, uint64_t len, uint32_t right,
                  bool atomic);
+  Rule through_window(uint32_t h, uint32_t rkey, uint32_t qp, uint32_t pd, uint64_t raddr,
+                      uint64_t len, uint32_t right, bool atomic, WcStatus& st);
+  Rule through_mr(uint32_t h, uint32_t rkey, uint32_t pd, uint64_t raddr, uint64_t len,
+                  uint32_t right, bool atomic, WcStatus& st) const;
+  [[gnu::cold]] Outcome remote_unserved(uint32_t qp, uint32_t right);
+  [[gnu::cold]] Outcome remote_refused(Qp& q, Rule fail, WcStatus st);
   Outcome invalidate(uint32_t qp, uint32_t rkey);
   Outcome out(Rule r, Result ret = Result::kOK, WcStatus wc = WcStatus::kNONE) {
     Outcome o;

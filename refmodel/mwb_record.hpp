@@ -62,6 +62,13 @@ inline constexpr std::array<uint8_t, kCodeCount> kRecordSize = [] {
   return s;
 }();
 
+// The largest record.
+inline constexpr size_t kMaxRecordSize = [] {
+  size_t m = 0;
+  for (const uint8_t s : kRecordSize) m = s > m ? s : m;
+  return m;
+}();
+
 // Handle kind of each op's first field (every op leads with a handle).
 inline constexpr std::array<HandleKind, kOpCount> kAnchorKind = [] {
   std::array<HandleKind, kOpCount> a{};
@@ -158,26 +165,45 @@ inline void decode_field(const uint8_t* p, Arg& a, const Caps& caps) {
 }
 }  // namespace detail
 
-// Decodes the fields of an op record (p points after the code byte) into
-// op, which gets code c. Every field is in the record, so no default is
-// needed; fields past the op's last keep what op held.
+// Decodes the fields of an op record of code C (p points after the code
+// byte) into op.a, at fixed offsets; fields past the op's last keep what op
+// held. Every field is in the record, so no default is needed.
+template <OpCode C>
+inline void decode_fields(const uint8_t* p, const Caps& caps, Op& op);
+#define MWC_DEC(kind, fname, mode, def, lo, hi)                                       \
+  detail::decode_field<FieldKind::kind, FieldMode::mode, lo, hi>(p, op.a[i++], caps); \
+  p += kind_size(FieldKind::kind);
+#define OP(name, kind, summary)                                                       \
+  template <>                                                                         \
+  inline void decode_fields<OpCode::name>(const uint8_t* p, const Caps& caps, Op& op) { \
+    int i = 0;                                                                        \
+    MWC_FIELDS_##name(MWC_DEC)(void) i;                                               \
+  }
+MWC_OPS(OP)
+#undef OP
+#undef MWC_DEC
+
+// Decodes an op record (p points after the code byte) into op, which gets
+// code c.
 inline void decode_op(OpCode c, const uint8_t* p, const Caps& caps, Op& op) {
   op.code = c;
   switch (c) {
-#define MWC_DEC(kind, fname, mode, def, lo, hi)                                                 \
-  detail::decode_field<FieldKind::kind, FieldMode::mode, lo, hi>(p, op.a[i++], caps); \
-  p += kind_size(FieldKind::kind);
 #define OP(name, kind, summary) \
-  case OpCode::name: {          \
-    int i = 0;                  \
-    MWC_FIELDS_##name(MWC_DEC)  \
-    (void)i;                    \
-    return;                     \
-  }
+  case OpCode::name:            \
+    return decode_fields<OpCode::name>(p, caps, op);
     MWC_OPS(OP)
 #undef OP
-#undef MWC_DEC
   }
+}
+
+// Returns the typed view (args::<name>) of an op record of that op (p
+// points after the code byte): what decode_op and the view of its Op give,
+// without the uniform record in between once inlined.
+template <class View>
+inline View decode_view(const uint8_t* p, const Caps& caps) {
+  Op op;
+  decode_fields<View::code>(p, caps, op);
+  return View(op);
 }
 
 // Decodes the pattern of an expectation record (p points after its flags

@@ -39,26 +39,49 @@ size_t Engine::feed(std::span<const uint8_t> rec) {
   while (p < end) {
     const uint8_t code = mwb::kCodeOf[*p];
     const size_t size = mwb::kRecordSize[code];
-    if (static_cast<size_t>(end - p) < size) break;
-    if (code < kOpCount) {
+    if (static_cast<size_t>(end - p) < size) [[unlikely]]
+      break;
+    if (code < kOpCount) [[likely]] {
       if (pending_) verdict();
-      ++index_;
-      pending_ = !filter_.owner || mine(code, p + 1);
-      if (pending_) {
-        mwb::decode_op(static_cast<OpCode>(code), p + 1, caps_, op_);
-        out_ = model_.step(op_);
-        if (outcomes_) outcomes_->push_back(out_);
-        counts_ = !filter_.owner || filter_.me == 0 ||
-                  mwb::kAnchorKind[code] != HandleKind::Buf;
-        seen_profiles_ = 0;
-        seen_fallback_ = has_specific_ = false;
-      }
+      start(code, p);
     } else if (code == mwb::kExpectCode && pending_) {
       take_expect(p + 1);
     }
     p += size;
   }
+  // The next feed brings other bytes: keep the pending op's record.
+  if (pending_ && rec_) {
+    std::memcpy(held_.data(), rec_, mwb::kRecordSize[mwb::kCodeOf[*rec_]]);
+    rec_ = nullptr;
+  }
   return static_cast<size_t>(p - rec.data());
+}
+
+// Runs the op record at p (its code byte) if it is this shard's.
+inline void Engine::start(uint8_t code, const uint8_t* p) {
+  ++index_;
+  pending_ = !filter_.owner || mine(code, p + 1);
+  if (!pending_) return;
+  rec_ = p;
+  out_ = run(code, p + 1);
+  if (outcomes_) [[unlikely]]
+    outcomes_->push_back(out_);
+  counts_ = !filter_.owner || filter_.me == 0 || mwb::kAnchorKind[code] != HandleKind::Buf;
+  seen_profiles_ = 0;
+  seen_fallback_ = has_specific_ = false;
+}
+
+// Returns the outcome of the op record (p after its code byte) on the
+// model, decoded straight into the op's typed view.
+inline Outcome Engine::run(uint8_t code, const uint8_t* p) {
+  switch (static_cast<OpCode>(code)) {
+#define OP(name, kind, summary) \
+  case OpCode::name:            \
+    return model_.step(mwb::decode_view<args::name>(p, caps_));
+    MWC_OPS(OP)
+#undef OP
+  }
+  __builtin_unreachable();
 }
 
 // Keeps an expectation of the pending op as the whole-trace decoder would
@@ -98,8 +121,12 @@ void Engine::check(uint64_t word) {
   std::memcpy(bytes, &word, 8);  // little-endian hosts only
   const Pattern want = mwb::decode_pattern(bytes);
   if (matches(want, out_)) return;
-  if (++v_.mismatches <= Verdicts::kKeep)
-    v_.first.push_back(Mismatch{index_ - 1, op_to_text(op_), to_text(out_), to_text(want),
+  if (++v_.mismatches > Verdicts::kKeep) return;
+  const uint8_t* rec = rec_ ? rec_ : held_.data();
+  const auto code = static_cast<OpCode>(mwb::kCodeOf[*rec]);
+  Op op = default_op(code);
+  mwb::decode_op(code, rec + 1, caps_, op);
+  v_.first.push_back(Mismatch{index_ - 1, op_to_text(op), to_text(out_), to_text(want),
                                 std::string(rule_desc(out_.rule).id)});
 }
 

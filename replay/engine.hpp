@@ -3,6 +3,7 @@
 // op against the trace's expectations, keeping only the current op: memory
 // depends on the model's tables, never on the trace's length.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -56,6 +57,8 @@ class alignas(64) Engine {
   const Verdicts& finish();
 
  private:
+  void start(uint8_t code, const uint8_t* p);
+  Outcome run(uint8_t code, const uint8_t* p);
   void take_expect(const uint8_t* p);
   void verdict();
   [[gnu::noinline]] void check(uint64_t word);
@@ -68,8 +71,11 @@ class alignas(64) Engine {
   std::vector<Outcome>* outcomes_ = nullptr;
   Verdicts v_;
   // The op before the next op record: its outcome waits for the
-  // expectations that follow it.
-  Op op_;
+  // expectations that follow it. Its record is decoded again only to name
+  // it in a mismatch: rec_ points at it in the bytes fed or, when a feed
+  // ended before its verdict, is null and held_ holds it.
+  const uint8_t* rec_ = nullptr;
+  std::array<uint8_t, mwb::kMaxRecordSize> held_{};
   Outcome out_;
   uint64_t index_ = 0;  // ops seen, this one included
   bool pending_ = false;  // an op of this shard awaits its verdict
