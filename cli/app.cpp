@@ -92,7 +92,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto* rp = app.add_subcommand("replay", "Replay binary traces fast on the model; check every op");
   rp->add_option("--profile,-p", replay.profile, "Profile, optionally +knob=alternative...")
       ->capture_default_str();
-  rp->add_option("--threads,-j", replay.threads, "Threads (shards of independent objects)")
+  rp->add_option("--threads,-j", replay.threads, "Threads: files at once, or shards of one file's independent objects")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
   rp->add_flag("--quiet,-q", replay.quiet, "Print no throughput figures");
@@ -115,6 +115,10 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 "Expected outcomes: all (every profile), none, or a profile")
       ->capture_default_str();
   g->add_flag("--binary", gen.binary, "Write .mwb whatever the file name");
+  g->add_option("--shards", gen.shards,
+                "Split by PD into N traces (OUT.0.mwb...) that replay in parallel")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   g->add_option("-o,--output", gen.out, "Output: .mwb for binary, else text; - for standard output")
       ->required();
   RecordOptions rec;

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
@@ -20,14 +23,20 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
   const int column = plain ? static_cast<int>(*profile_from_name(o.profile)) : -1;
   const std::string name = "profile:" + p->name;
   int status = kExitOk;
-  for (const auto& path : o.files) {
-    const replay::ReplayRun r = replay::replay_file(path, *p, column, o.threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto runs = replay::replay_files(o.files, *p, column, o.threads);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  uint64_t ops = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string& path = o.files[i];
+    const replay::ReplayRun& r = runs[i];
     if (!r.error.empty()) {
       err << r.error << "\n";
       status = kExitBadInput;
       continue;
     }
     const auto& v = r.verdicts;
+    ops += v.ops;
     for (const auto& m : v.first)
       out << mismatch_line(fmt::format("{}:op {}", path, m.op + 1), name, m.text, m.observed,
                            m.expected, m.rule);
@@ -41,6 +50,10 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
                          r.seconds > 0 ? v.ops / r.seconds / 1e6 : 0.0, r.shards);
     if (v.mismatches && status == kExitOk) status = kExitFail;
   }
+  if (!o.quiet && runs.size() > 1)
+    err << fmt::format("{} files: {} ops in {:.3f} s, {:.1f} Mops/s on {} thread(s)\n", runs.size(),
+                       ops, seconds, seconds > 0 ? ops / seconds / 1e6 : 0.0,
+                       std::min<size_t>(runs.size(), static_cast<size_t>(o.threads)));
   return status;
 }
 

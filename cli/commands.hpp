@@ -80,6 +80,7 @@ struct GenOptions {
   replay::GenOptions gen;
   std::string out;
   bool binary = false;  // binary even without the .mwb extension (for "-")
+  uint32_t shards = 1;  // files split by PD: FILE.0.mwb, FILE.1.mwb...
 };
 int cmd_gen(const GenOptions& o, std::ostream& out, std::ostream& err);
 struct FuzzOptions {

@@ -1,5 +1,7 @@
 #include "replay/engine.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -153,6 +155,60 @@ TEST(Engine, GeneratedTracesSplitIntoShards) {
     EXPECT_EQ(one.verdicts.ops, 20000u);
     expect_same(two.verdicts, one.verdicts, spec);
   }
+}
+
+// Returns each mismatch as "op / observed / expected", sorted: what shards
+// of a trace must find together, whatever their op numbers.
+std::vector<std::string> mismatch_texts(const std::vector<Verdicts>& vs) {
+  std::vector<std::string> all;
+  for (const auto& v : vs)
+    for (const auto& m : v.first) all.push_back(m.text + " / " + m.observed + " / " + m.expected);
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+// gen --shards: the shards hold the whole trace's ops split by PD and,
+// replayed alone (on one thread or two), find the whole's verdicts.
+TEST(Engine, ShardFilesReplayAsTheWhole) {
+  const fs::path dir = fs::temp_directory_path() / "mwcheck_engine_test_shards";
+  fs::create_directories(dir);
+  GenOptions o;
+  o.ops = 20000;
+  o.pds = 5, o.mrs_per_pd = 8, o.mws_per_pd = 32, o.qps_per_pd = 2;
+  const std::string whole = dir / "whole.mwb";
+  const std::vector<std::string> parts = {dir / "part.0.mwb", dir / "part.1.mwb"};
+  std::vector<std::FILE*> files;
+  for (const auto& path : {whole, parts[0], parts[1]}) files.push_back(std::fopen(path.c_str(), "wb"));
+  for (std::FILE* f : files) ASSERT_TRUE(f);
+  EXPECT_EQ(generate(o, *binary_sink(files[0])), "");
+  const auto a = binary_sink(files[1]), b = binary_sink(files[2]);
+  TraceSink* const shards[] = {a.get(), b.get()};
+  EXPECT_EQ(generate(o, shards), "");
+  for (std::FILE* f : files) std::fclose(f);
+
+  for (const auto& [spec, column] : {std::pair{"mlx5", 4}, {"verbs+dereg_bound=allowed", -1}}) {
+    const ReplayRun all = replay_file(whole, parse(spec), column, 1);
+    const auto one = replay_files(parts, parse(spec), column, 1);
+    const auto two = replay_files(parts, parse(spec), column, 2);
+    ASSERT_EQ(one.size(), 2u);
+    ASSERT_EQ(two.size(), 2u);
+    Verdicts sum;
+    for (size_t i = 0; i < 2; ++i) {
+      ASSERT_EQ(two[i].error, "");
+      EXPECT_GT(one[i].verdicts.ops, 0u) << spec;
+      expect_same(two[i].verdicts, one[i].verdicts, parts[i] + " under " + spec);
+      sum.ops += one[i].verdicts.ops;
+      sum.checked += one[i].verdicts.checked;
+      sum.mismatches += one[i].verdicts.mismatches;
+    }
+    EXPECT_EQ(sum.ops, 20000u) << spec;
+    EXPECT_EQ(sum.checked, all.verdicts.checked) << spec;
+    EXPECT_EQ(sum.mismatches, all.verdicts.mismatches) << spec;
+    ASSERT_LT(all.verdicts.mismatches, Verdicts::kKeep) << spec;
+    EXPECT_EQ(mismatch_texts({one[0].verdicts, one[1].verdicts}), mismatch_texts({all.verdicts}))
+        << spec;
+  }
+  EXPECT_GT(replay_file(whole, parse("verbs+dereg_bound=allowed"), -1, 1).verdicts.mismatches, 0u);
 }
 
 // A pipe cannot be read twice and does not say where the string table

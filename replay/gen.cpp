@@ -41,7 +41,8 @@ std::string parse_mix(std::string_view s, std::array<uint32_t, kOpCount>& w) {
 
 class Gen {
  public:
-  Gen(const GenOptions& o, TraceSink& sink) : o_(o), rng_(o.seed), sink_(sink) {}
+  Gen(const GenOptions& o, std::span<TraceSink* const> sinks)
+      : o_(o), rng_(o.seed), sinks_(sinks) {}
   std::string run();
 
  private:
@@ -66,6 +67,13 @@ class Gen {
   bool full() const { return emitted_ >= o_.ops; }
   uint8_t type(uint32_t w) const { return (w % o_.mws_per_pd) % 2 ? 2 : 1; }
   uint32_t group_of_mw(uint32_t w) const { return w / o_.mws_per_pd; }
+  // Returns the sink of an op: its shard, by the PD of its leading handle.
+  TraceSink& sink_of(const Op& op) const {
+    const uint32_t h = op.a[0].h;
+    const uint32_t per[kHandleKinds] = {1, 1, o_.mrs_per_pd, o_.mws_per_pd, o_.qps_per_pd};
+    const uint32_t g = h / per[static_cast<int>(mwb::kAnchorKind[static_cast<int>(op.code)])];
+    return *sinks_[uint64_t{g} * sinks_.size() / o_.pds];
+  }
   uint32_t any_qp(uint32_t g) { return g * o_.qps_per_pd + static_cast<uint32_t>(below(o_.qps_per_pd)); }
   uint32_t any_mw(uint32_t g) { return g * o_.mws_per_pd + static_cast<uint32_t>(below(o_.mws_per_pd)); }
   uint32_t any_mr(uint32_t g) { return g * o_.mrs_per_pd + static_cast<uint32_t>(below(o_.mrs_per_pd)); }
@@ -95,7 +103,7 @@ class Gen {
 
   GenOptions o_;
   std::mt19937_64 rng_;
-  TraceSink& sink_;
+  std::span<TraceSink* const> sinks_;  // one per shard of the PDs
   std::vector<Model> models_;  // models_[driver_] steers the trace
   std::vector<int> cols_;      // each model's profile column (-1: fallback only)
   size_t driver_ = 0;
@@ -130,7 +138,7 @@ Outcome Gen::emit(const Op& op) {
       same->profiles |= static_cast<uint8_t>(1u << cols_[i]);
     }
   }
-  sink_.op(op, es_);
+  sink_of(op).op(op, es_);
   return drv;
 }
 
@@ -349,7 +357,8 @@ std::string Gen::run() {
   for (auto& m : models_) m.reset(caps);
   wins_.assign(caps[3], Win{});
   regs_.assign(caps[2], Reg{});
-  sink_.begin(caps);
+  if (sinks_.empty() || sinks_.size() > o_.pds) return "want between 1 shard and one per PD";
+  for (TraceSink* s : sinks_) s->begin(caps);
 
   // Every PD with its buffer, MRs, windows and QPs; every window bound.
   for (uint32_t g = 0; g < o_.pds; ++g) {
@@ -373,7 +382,9 @@ std::string Gen::run() {
     while (r >= weight[static_cast<size_t>(c)]) r -= weight[static_cast<size_t>(c++)];
     step(static_cast<OpCode>(c));
   }
-  return sink_.end() ? "" : "cannot write the trace";
+  bool written = true;
+  for (TraceSink* s : sinks_) written = s->end() && written;
+  return written ? "" : "cannot write the trace";
 }
 
 class BinarySink final : public TraceSink {
@@ -422,6 +433,12 @@ class TextSink final : public TraceSink {
 std::unique_ptr<TraceSink> binary_sink(std::FILE* f) { return std::make_unique<BinarySink>(f); }
 std::unique_ptr<TraceSink> text_sink(std::FILE* f) { return std::make_unique<TextSink>(f); }
 
-std::string generate(const GenOptions& o, TraceSink& sink) { return Gen(o, sink).run(); }
+std::string generate(const GenOptions& o, std::span<TraceSink* const> shards) {
+  return Gen(o, shards).run();
+}
+std::string generate(const GenOptions& o, TraceSink& sink) {
+  TraceSink* const one[] = {&sink};
+  return generate(o, one);
+}
 
 }  // namespace mwc::replay

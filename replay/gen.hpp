@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,5 +52,10 @@ std::unique_ptr<TraceSink> text_sink(std::FILE* f);
 // Generates a trace of exactly o.ops ops into `sink`. Returns an empty
 // string, or what is wrong with the options.
 std::string generate(const GenOptions& o, TraceSink& sink);
+// The same trace split by PD into one trace per sink: shard s gets the ops
+// of PDs [s*pds/n, (s+1)*pds/n) and their objects (the generator never
+// lets objects of two PDs meet), so each shard replays alone with the
+// verdicts its ops have in the whole, and the shards replay in parallel.
+std::string generate(const GenOptions& o, std::span<TraceSink* const> shards);
 
 }  // namespace mwc::replay

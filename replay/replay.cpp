@@ -1,5 +1,6 @@
 #include "replay/replay.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -93,6 +94,20 @@ ReplayRun replay_file(const std::string& path, const Profile& p, int column, int
   run = replay_sharded(file, head.record_bytes(), head.caps(), p, column, threads);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
+}
+
+std::vector<ReplayRun> replay_files(const std::vector<std::string>& paths, const Profile& p,
+                                    int column, int threads) {
+  std::vector<ReplayRun> runs(paths.size());
+  if (paths.size() == 1) {
+    runs[0] = replay_file(paths[0], p, column, threads);
+    return runs;
+  }
+  std::atomic<size_t> next{0};  // the next file nobody replays yet
+  on_threads(std::min(paths.size(), static_cast<size_t>(std::max(threads, 1))), [&](size_t) {
+    for (size_t i; (i = next.fetch_add(1)) < paths.size();) runs[i] = replay_file(paths[i], p, column, 1);
+  });
+  return runs;
 }
 
 }  // namespace mwc::replay

@@ -34,4 +34,11 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
 // sharded when threads > 1 and the file is regular (a pipe streams).
 ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads);
 
+// Replays several files, up to `threads` at once, each on its own engine:
+// files are independent traces (as `mwcheck gen --shards` writes one split
+// by PD), so they need no partition. One file gets all threads. Returns a
+// run per file, in the files' order.
+std::vector<ReplayRun> replay_files(const std::vector<std::string>& paths, const Profile& p,
+                                    int column, int threads);
+
 }  // namespace mwc::replay

@@ -8,9 +8,11 @@
 // --benchmark_min_time=2 or more.
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "refmodel/mwb_record.hpp"
 #include "replay/engine.hpp"
@@ -36,6 +38,8 @@ struct Input {
   VectorSink trace;
   uint64_t ops = 0;
   double read_seconds = 0;  // best of several reads of every byte
+  // The same trace split by PD into two (gen --shards 2).
+  std::array<VectorSink, 2> shards;
 };
 
 // Returns the sum of every 8-byte word: the least a reader of the trace
@@ -55,6 +59,8 @@ const Input& input() {
     const char* n = std::getenv("MWCHECK_BENCH_OPS");
     o.ops = n ? std::strtoull(n, nullptr, 10) : 4'000'000;
     generate(o, in.trace);
+    TraceSink* const halves[] = {&in.shards[0], &in.shards[1]};
+    generate(o, halves);
     in.ops = o.ops;
     in.read_seconds = 1e9;
     for (int i = 0; i < 5; ++i) {
@@ -128,9 +134,38 @@ void BM_ReplaySharded(benchmark::State& state) {
   report(state, in, best, shards);
 }
 
+// The trace as shard files (gen --shards 2), one engine per shard, on
+// range(0) threads, as `mwcheck replay --threads N a.mwb b.mwb` runs them.
+void BM_ReplayShardFiles(benchmark::State& state) {
+  const Input& in = input();
+  const Profile verbs = profile(ProfileId::verbs);
+  const size_t threads = static_cast<size_t>(state.range(0));
+  double best = 1e9;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::array<Verdicts, 2> v;
+    const auto job = [&](size_t t) {
+      for (size_t s = t; s < in.shards.size(); s += threads) {
+        Engine e(verbs, kVerbs, in.shards[s].caps);
+        e.feed(in.shards[s].bytes);
+        v[s] = e.finish();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(job, t);
+    job(0);
+    for (auto& t : pool) t.join();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (v[0].mismatches || v[1].mismatches || v[0].checked + v[1].checked != in.ops)
+      state.SkipWithError("the replay did not pass");
+  }
+  report(state, in, best, static_cast<int>(threads));
+}
+
 BENCHMARK(BM_ReadBytes)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Replay)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReplaySharded)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReplayShardFiles)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace mwc::replay
