@@ -58,7 +58,7 @@ size_t Engine::feed(std::span<const uint8_t> rec) {
 }
 
 // Runs the op record at p (its code byte) if it is this shard's.
-inline void Engine::start(uint8_t code, const uint8_t* p) {
+[[gnu::always_inline]] inline void Engine::start(uint8_t code, const uint8_t* p) {
   ++index_;
   pending_ = !filter_.owner || mine(code, p + 1);
   if (!pending_) return;
@@ -67,13 +67,13 @@ inline void Engine::start(uint8_t code, const uint8_t* p) {
   if (outcomes_) [[unlikely]]
     outcomes_->push_back(out_);
   counts_ = !filter_.owner || filter_.me == 0 || mwb::kAnchorKind[code] != HandleKind::Buf;
-  seen_profiles_ = 0;
-  seen_fallback_ = has_specific_ = false;
+  seen_ = 0;
+  want_ = kUnchecked;
 }
 
 // Returns the outcome of the op record (p after its code byte) on the
 // model, decoded straight into the op's typed view.
-inline Outcome Engine::run(uint8_t code, const uint8_t* p) {
+[[gnu::always_inline]] inline Outcome Engine::run(uint8_t code, const uint8_t* p) {
   switch (static_cast<OpCode>(code)) {
 #define OP(name, kind, summary) \
   case OpCode::name:            \
@@ -85,20 +85,21 @@ inline Outcome Engine::run(uint8_t code, const uint8_t* p) {
 }
 
 // Keeps an expectation of the pending op as the whole-trace decoder would
-// (mwb::expectation_kept), and notes the clause for this engine's column.
+// (mwb::expectation_kept), and notes the pattern to check: the clause for
+// this engine's column, else the fallback.
 void Engine::take_expect(const uint8_t* p) {
   if (p[0] & 0x80) {
-    if (seen_fallback_) return;
-    seen_fallback_ = true;
-    fallback_ = mwb::pattern_word(p + 1);
+    if (seen_ & kFallback) return;
+    seen_ |= kFallback;
+    if (!(seen_ & kSpecific)) want_ = mwb::pattern_word(p + 1);
     return;
   }
   const uint8_t profiles = mwb::expect_profiles(p[0]);
-  if (profiles == 0 || (profiles & seen_profiles_)) return;
-  seen_profiles_ |= profiles;
+  if (profiles == 0 || (profiles & seen_)) return;
+  seen_ |= profiles;
   if (column_ >= 0 && ((profiles >> column_) & 1)) {
-    has_specific_ = true;
-    specific_ = mwb::pattern_word(p + 1);
+    seen_ |= kSpecific;
+    want_ = mwb::pattern_word(p + 1);
   }
 }
 
@@ -106,12 +107,11 @@ void Engine::verdict() {
   pending_ = false;
   if (!counts_) return;
   ++v_.ops;
-  if (!has_specific_ && !seen_fallback_) return;
+  if (want_ == kUnchecked) return;
   ++v_.checked;
   // Most expectations are the exact outcome: then equal words decide.
-  const uint64_t word = has_specific_ ? specific_ : fallback_;
-  if (word != mwb::exact_word(out_)) [[unlikely]]
-    check(word);
+  if (want_ != mwb::exact_word(out_)) [[unlikely]]
+    check(want_);
 }
 
 // Checks the pending op's outcome against a pattern that is not its exact

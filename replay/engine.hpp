@@ -81,12 +81,13 @@ class alignas(64) Engine {
   bool pending_ = false;  // an op of this shard awaits its verdict
   bool counts_ = false;   // and this shard counts it
   // The op's expectation clauses kept so far: the union of their profiles
-  // and whether a fallback came (all the one-clause-per-profile rule needs),
-  // and the pattern bytes of the clause for this column and the fallback.
-  uint8_t seen_profiles_ = 0;
-  bool seen_fallback_ = false;
-  bool has_specific_ = false;
-  uint64_t specific_ = 0, fallback_ = 0;  // mwb::pattern_word
+  // (bits 0-7), whether a fallback came and whether one named this column
+  // (all the one-clause-per-profile rule needs); and the pattern to check
+  // (mwb::pattern_word, 5 bytes), or kUnchecked.
+  static constexpr uint32_t kFallback = 1u << 8, kSpecific = 1u << 9;
+  static constexpr uint64_t kUnchecked = ~uint64_t{0};
+  uint32_t seen_ = 0;
+  uint64_t want_ = kUnchecked;
 };
 
 }  // namespace mwc::replay
