@@ -33,6 +33,17 @@ bool Engine::mine(uint8_t code, const uint8_t* p) const {
   return filter_.owner[filter_.node_base[static_cast<int>(k)] + h] == filter_.me;
 }
 
+[[gnu::always_inline]] inline void Engine::verdict() {
+  pending_ = false;
+  if (!counts_) return;
+  ++v_.ops;
+  if (want_ == kUnchecked) return;
+  ++v_.checked;
+  // Most expectations are the exact outcome: then equal words decide.
+  if (want_ != mwb::exact_word(out_)) [[unlikely]]
+    check(want_);
+}
+
 size_t Engine::feed(std::span<const uint8_t> rec) {
   const uint8_t* p = rec.data();
   const uint8_t* const end = p + rec.size();
@@ -45,7 +56,13 @@ size_t Engine::feed(std::span<const uint8_t> rec) {
       if (pending_) verdict();
       start(code, p);
     } else if (code == mwb::kExpectCode && pending_) {
-      take_expect(p + 1);
+      // Mostly one fallback clause per op: kept without further ado.
+      if ((p[1] & 0x80) && !(seen_ & (kFallback | kSpecific))) [[likely]] {
+        seen_ |= kFallback;
+        want_ = mwb::pattern_word(p + 2);
+      } else {
+        take_expect(p + 1);
+      }
     }
     p += size;
   }
@@ -103,16 +120,6 @@ void Engine::take_expect(const uint8_t* p) {
   }
 }
 
-void Engine::verdict() {
-  pending_ = false;
-  if (!counts_) return;
-  ++v_.ops;
-  if (want_ == kUnchecked) return;
-  ++v_.checked;
-  // Most expectations are the exact outcome: then equal words decide.
-  if (want_ != mwb::exact_word(out_)) [[unlikely]]
-    check(want_);
-}
 
 // Checks the pending op's outcome against a pattern that is not its exact
 // outcome (a looser pattern, or a mismatch).
