@@ -45,6 +45,11 @@ bool Engine::mine(uint8_t code, const uint8_t* p) const {
 }
 
 size_t Engine::feed(std::span<const uint8_t> rec) {
+  return filter_.owner ? feed_records<true>(rec) : feed_records<false>(rec);
+}
+
+template <bool Sharded>
+size_t Engine::feed_records(std::span<const uint8_t> rec) {
   const uint8_t* p = rec.data();
   const uint8_t* const end = p + rec.size();
   while (p < end) {
@@ -54,7 +59,7 @@ size_t Engine::feed(std::span<const uint8_t> rec) {
       break;
     if (code < kOpCount) [[likely]] {
       if (pending_) verdict();
-      start(code, p);
+      start<Sharded>(code, p);
     } else if (code == mwb::kExpectCode && pending_) {
       // Mostly one fallback clause per op: kept without further ado.
       if ((p[1] & 0x80) && !(seen_ & (kFallback | kSpecific))) [[likely]] {
@@ -75,15 +80,20 @@ size_t Engine::feed(std::span<const uint8_t> rec) {
 }
 
 // Runs the op record at p (its code byte) if it is this shard's.
+template <bool Sharded>
 [[gnu::always_inline]] inline void Engine::start(uint8_t code, const uint8_t* p) {
   ++index_;
-  pending_ = !filter_.owner || mine(code, p + 1);
-  if (!pending_) return;
+  if constexpr (Sharded) {
+    pending_ = mine(code, p + 1);
+    if (!pending_) return;
+    counts_ = filter_.me == 0 || mwb::kAnchorKind[code] != HandleKind::Buf;
+  } else {
+    pending_ = counts_ = true;
+  }
   rec_ = p;
   out_ = run(code, p + 1);
   if (outcomes_) [[unlikely]]
     outcomes_->push_back(out_);
-  counts_ = !filter_.owner || filter_.me == 0 || mwb::kAnchorKind[code] != HandleKind::Buf;
   seen_ = 0;
   want_ = kUnchecked;
 }

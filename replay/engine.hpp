@@ -57,6 +57,10 @@ class alignas(64) Engine {
   const Verdicts& finish();
 
  private:
+  // The record loop, for an engine that runs every op or only its shard's.
+  template <bool Sharded>
+  size_t feed_records(std::span<const uint8_t> rec);
+  template <bool Sharded>
   void start(uint8_t code, const uint8_t* p);
   Outcome run(uint8_t code, const uint8_t* p);
   void take_expect(const uint8_t* p);
