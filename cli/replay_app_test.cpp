@@ -135,10 +135,9 @@ TEST(ReplayApp, GenIsDeterministicAndItsTracesPassEveryProfile) {
 // FILE.1.mwb; replayed together on two threads they pass, op for op.
 TEST(ReplayApp, GenShardsReplayTogether) {
   const std::string base = temp("gen_sharded.mwb");
-  ASSERT_EQ(mwcheck({"gen", "--ops", "20000", "--pds", "4", "--mrs", "16", "--mws", "64", "--shards",
-                     "2", "-o", base})
-                .status,
-            0);
+  const Ran gen = mwcheck(
+      {"gen", "--ops", "20000", "--pds", "4", "--mrs", "16", "--mws", "64", "--shards", "2", "-o", base});
+  ASSERT_EQ(gen.status, 0) << gen.err;
   const std::string s0 = temp("gen_sharded.0.mwb"), s1 = temp("gen_sharded.1.mwb");
   const Ran r = mwcheck({"replay", "--threads", "2", s0, s1});
   EXPECT_EQ(r.status, 0) << r.out << r.err;

@@ -474,9 +474,10 @@ Outcome Model::on_wr_send(const args::wr_send& a) {
 
 // Returns the rule refusing `right` on [raddr, raddr+len) through window h
 // for QP qp (whose PD is pd), or remote_ok; `st` gets the refusal's status.
-[[gnu::always_inline]] inline Rule Model::through_window(uint32_t h, uint32_t rkey, uint32_t qp, uint32_t pd,
-                                  uint64_t raddr, uint64_t len, uint32_t right, bool atomic,
-                                  WcStatus& st) {
+[[gnu::always_inline]] inline Rule Model::through_window(uint32_t h, uint32_t rkey, uint32_t qp,
+                                                         uint32_t pd, uint64_t raddr, uint64_t len,
+                                                         uint32_t right, bool atomic,
+                                                         WcStatus& st) {
   Mw* w = live(mws_, h);
   if (!w || w->rkey != rkey || w->state != MwState::Bound) [[unlikely]]
     return Rule::remote_rkey;
@@ -503,8 +504,9 @@ Outcome Model::on_wr_send(const args::wr_send& a) {
 }
 
 // The same through MR h (the key's index is h+1).
-[[gnu::always_inline]] inline Rule Model::through_mr(uint32_t h, uint32_t rkey, uint32_t pd, uint64_t raddr,
-                              uint64_t len, uint32_t right, bool atomic, WcStatus& st) const {
+[[gnu::always_inline]] inline Rule Model::through_mr(uint32_t h, uint32_t rkey, uint32_t pd,
+                                                     uint64_t raddr, uint64_t len, uint32_t right,
+                                                     bool atomic, WcStatus& st) const {
   const Mr* m = h < mrs_.size() ? &mrs_[h] : nullptr;
   if (!m || !m->live || m->rkey(h) != rkey) [[unlikely]]
     return Rule::remote_rkey;
@@ -544,11 +546,15 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
   return out(fail, Result::kOK, st);
 }
 
-[[gnu::always_inline]] inline Outcome Model::remote(uint32_t qp, const Arg& rkey_ref, const Arg& addr_ref, uint64_t len,
-                             uint32_t right, bool atomic) {
+// A request the responder serves (the QP is live, of a transport that
+// takes it, its peer connected and ready) is decided by the key's slot.
+[[gnu::always_inline]] inline Outcome Model::remote(uint32_t qp, const Arg& rkey_ref,
+                                                    const Arg& addr_ref, uint64_t len,
+                                                    uint32_t right, bool atomic) {
   Qp* q = live(qps_, qp);
-  const bool served = q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
-                      !q->peer_err && responds(q->state);
+  const bool served =
+      q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
+      !q->peer_err && responds(q->state);
   if (!served) [[unlikely]]
     return remote_unserved(qp, right);
   const uint32_t rkey = resolve_rkey(rkey_ref);

@@ -178,7 +178,8 @@ TEST(Engine, ShardFilesReplayAsTheWhole) {
   const std::string whole = dir / "whole.mwb";
   const std::vector<std::string> parts = {dir / "part.0.mwb", dir / "part.1.mwb"};
   std::vector<std::FILE*> files;
-  for (const auto& path : {whole, parts[0], parts[1]}) files.push_back(std::fopen(path.c_str(), "wb"));
+  for (const auto& path : {whole, parts[0], parts[1]})
+    files.push_back(std::fopen(path.c_str(), "wb"));
   for (std::FILE* f : files) ASSERT_TRUE(f);
   EXPECT_EQ(generate(o, *binary_sink(files[0])), "");
   const auto a = binary_sink(files[1]), b = binary_sink(files[2]);

@@ -105,7 +105,8 @@ std::vector<ReplayRun> replay_files(const std::vector<std::string>& paths, const
   }
   std::atomic<size_t> next{0};  // the next file nobody replays yet
   on_threads(std::min(paths.size(), static_cast<size_t>(std::max(threads, 1))), [&](size_t) {
-    for (size_t i; (i = next.fetch_add(1)) < paths.size();) runs[i] = replay_file(paths[i], p, column, 1);
+    for (size_t i; (i = next.fetch_add(1)) < paths.size();)
+      runs[i] = replay_file(paths[i], p, column, 1);
   });
   return runs;
 }
