@@ -623,8 +623,14 @@ Outcome Model::on_poll_cq(const args::poll_cq& a) {
 // ---- invariants ----------------------------------------------------------
 
 const char* Model::check_invariants() const {
-  std::vector<uint32_t> bound(mrs_.size(), 0);
-  std::vector<uint32_t> users(pds_.size(), 0);
+  // Counted in scratch tables the model keeps: assign() reuses their
+  // capacity, so a fuzzer checking after every op allocates only at first.
+  std::vector<uint32_t>& bound = scratch_.bound;
+  std::vector<uint32_t>& users = scratch_.users;
+  std::vector<uint32_t>& keys = scratch_.keys;
+  bound.assign(mrs_.size(), 0);
+  users.assign(pds_.size(), 0);
+  keys.clear();
   for (uint32_t h = 0; h < mws_.size(); ++h) {
     const Mw& w = mws_[h];
     if (!w.live) continue;
@@ -664,7 +670,6 @@ const char* Model::check_invariants() const {
     if (errored && q.state != QpState::kERR) return "a QP holds an error completion outside Error";
   }
   // Valid rkeys are unique: no two live MRs or bound windows share one.
-  std::vector<uint32_t> keys;
   for (uint32_t h = 0; h < mrs_.size(); ++h)
     if (mrs_[h].live) keys.push_back(mrs_[h].rkey(h));
   for (const Mw& w : mws_)

@@ -55,7 +55,8 @@ class Model {
   Mutant mutant() const { return mutant_; }
 
   // Invariants a property test or fuzzer checks after every op; returns the
-  // first broken one's description, or nullptr.
+  // first broken one's description, or nullptr. Allocates only while its
+  // counting tables grow (the first call after reset to larger caps).
   const char* check_invariants() const;
 
   // Handlers, one per op of the op table (called through dispatch()).
@@ -150,6 +151,11 @@ class Model {
   Profile profile_;
   Mutant mutant_;
   uint32_t consulted_ = 0;
+  // check_invariants()'s counting tables, kept between calls.
+  struct Scratch {
+    std::vector<uint32_t> bound, users, keys;
+  };
+  mutable Scratch scratch_;
   std::vector<Buf> bufs_;
   std::vector<Pd> pds_;
   std::vector<Mr> mrs_;
