@@ -1,6 +1,7 @@
 #include "record/to_trace.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 
@@ -380,19 +381,32 @@ class Converter {
       s = fmt::format("{} q{} rkey={} addr={}", name(code), target->h, rkey_text(rkey), addr);
       if (what) s += fmt::format(" len={}", std::min<uint64_t>(e["len"], 0xffffffffull));
     }
-    peers_[{qp.num, e["wr_id"]}] = lines_.size();
+    const bool signaled = qp.sig_all || (e["flags"] & IBV_SEND_SIGNALED);
+    peers_[qp.num].push_back(PeerRequest{lines_.size(), e["wr_id"], signaled});
     add(s, "", fmt::format("posted on q{}", qp.h));
+  }
+
+  // Gives a completion to the peer request it ends, if it ends one. A QP's
+  // requests complete in the order they were posted, so the requests before
+  // it that asked for no completion succeeded silently (an unsignaled one
+  // completes only when it fails). Returns whether it was a peer request's.
+  bool claim_peer_completion(uint32_t num, uint64_t wr_id, WcStatus st) {
+    auto& q = peers_[num];
+    const bool ok = st == WcStatus::kIBV_WC_SUCCESS;
+    size_t i = 0;
+    while (i < q.size() && !(q[i].wr_id == wr_id && (q[i].signaled || !ok))) ++i;
+    if (i == q.size()) return false;
+    for (size_t j = 0; j < i; ++j)
+      if (!q[j].signaled) lines_[q[j].line].expect = mwc::name(WcStatus::kIBV_WC_SUCCESS);
+    lines_[q[i].line].expect = mwc::name(st);
+    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    return true;
   }
 
   void completion(const Event& e) {
     if (e["opcode"] & IBV_WC_RECV) return;  // a receive: the peer's side
-    const auto peer = peers_.find({static_cast<uint32_t>(e["num"]), e["wr_id"]});
     const WcStatus st = verbs::wc_status_of(static_cast<int>(e["status"]));
-    if (peer != peers_.end()) {
-      lines_[peer->second].expect = std::string(mwc::name(st));
-      peers_.erase(peer);
-      return;
-    }
+    if (claim_peer_completion(static_cast<uint32_t>(e["num"]), e["wr_id"], st)) return;
     const Qp* qp = nullptr;
     for (const auto& [p, t] : qps_)
       if (t.num == e["num"]) qp = &t;
@@ -413,7 +427,12 @@ class Converter {
   std::map<Key, Mr> mrs_;
   std::map<Key, Mw> mws_;
   std::map<Key, Qp> qps_;
-  std::map<std::pair<uint32_t, uint64_t>, size_t> peers_;  // (QP number, wr_id) -> line
+  struct PeerRequest {
+    size_t line;
+    uint64_t wr_id;
+    bool signaled;
+  };
+  std::map<uint32_t, std::deque<PeerRequest>> peers_;  // by the posting QP's number, in post order
 };
 
 }  // namespace

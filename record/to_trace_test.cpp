@@ -149,6 +149,34 @@ pd_free pid=a pd=2000 rc=1
             "dealloc_pd p0 => EPERM\n");
 }
 
+TEST(ToTrace, CompletionsEndTheRequestsInPostOrderWhateverTheirWrIds) {
+  // Every request has wr_id 0; the first asks for no completion. The
+  // success of the second says the first succeeded; the error of the third
+  // is the third's.
+  const Recording r = convert(R"(mwcheck-record 1
+pd pid=1 pd=2000 rc=0
+mr pid=1 pd=2000 addr=10000 len=1000 iova=10000 access=6 mr=3000 rkey=105 rc=0
+qp pid=1 pd=2000 type=2 depth=10 sig_all=0 qp=4000 num=11 rc=0
+qp pid=1 pd=2000 type=2 depth=10 sig_all=0 qp=4100 num=12 rc=0
+qp_mod pid=1 qp=4100 mask=100000 state=0 dest=11 rc=0
+send pid=1 qp=4100 wr_id=0 opcode=0 flags=0 len=8 raddr=10000 rkey=105 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+send pid=1 qp=4100 wr_id=0 opcode=4 flags=2 len=8 raddr=10000 rkey=105 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+send pid=1 qp=4100 wr_id=0 opcode=4 flags=2 len=8 raddr=20000 rkey=105 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+send pid=1 qp=4100 wr_id=0 opcode=4 flags=2 len=8 raddr=10000 rkey=105 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+wc pid=1 num=12 wr_id=0 status=0 opcode=2
+wc pid=1 num=12 wr_id=0 status=a opcode=0
+wc pid=1 num=12 wr_id=0 status=5 opcode=0
+)");
+  EXPECT_TRUE(r.skipped.empty()) << r.text;
+  const std::string ops = ops_of(r);
+  EXPECT_NE(ops.find("peer_write q0 rkey=m0 addr=b0 len=8 => IBV_WC_SUCCESS\n"
+                     "peer_read q0 rkey=m0 addr=b0 len=8 => IBV_WC_SUCCESS\n"
+                     "peer_read q0 rkey=m0 addr=b0+65536 len=8 => IBV_WC_REM_ACCESS_ERR\n"
+                     "peer_read q0 rkey=m0 addr=b0 len=8 => IBV_WC_WR_FLUSH_ERR\n"),
+            std::string::npos)
+      << ops;
+}
+
 TEST(ToTrace, WhatATraceCannotSayIsACommentNamingTheLogLine) {
   const Recording r = convert(R"(mwcheck-record 1
 pd pid=1 pd=2000 rc=0
