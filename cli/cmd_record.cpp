@@ -125,24 +125,11 @@ int convert(const std::string& log_path, const std::string& log_text, const Reco
     return kExitBadInput;
   }
   const record::Recording r = record::to_trace(std::get<0>(events), source);
-  auto parsed = parse_text(r.text);
-  if (auto* e = std::get_if<ParseError>(&parsed)) {
-    // The converter writes only what the parser reads: this is mwcheck's bug.
-    err << fmt::format("mwcheck: internal error: the recorded trace does not parse ({}:{}: {})\n",
-                       e->line, e->col, e->message);
-    return kExitBadInput;
-  }
-  const bool text = !o.out.ends_with(".mwb");
-  if (text) {
-    std::ofstream f(o.out, std::ios::binary);
-    if (!(f << r.text)) return err << fmt::format("mwcheck: cannot write {}\n", o.out), kExitBadInput;
-  } else if (!save_trace(std::get<0>(parsed), o.out, err)) {
-    return kExitBadInput;
-  }
-  out << fmt::format("recorded {} ops ({} with the outcome the program saw) into {}\n", r.ops,
-                     r.expected, o.out);
+  if (!save_trace(r.trace, o.out, err)) return kExitBadInput;
+  out << fmt::format("recorded {} ops ({} with the outcome the program saw) into {}\n",
+                     r.trace.ops.size(), r.expected, o.out);
   for (const auto& s : r.skipped) out << "  " << s << "\n";
-  if (softroce::in_guest()) send_file(o.out, r.text, out);
+  if (softroce::in_guest()) send_file(o.out, print_text(r.trace), out);
   return kExitOk;
 }
 

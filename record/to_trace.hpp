@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "record/event_log.hpp"
+#include "refmodel/trace.hpp"
 
 namespace mwc::record {
 
 struct Recording {
-  std::string text;        // the trace, text form (.mwt)
-  size_t ops = 0;          // ops in it
-  size_t expected = 0;     // of which carry an expected outcome
+  Trace trace;             // expected outcomes: fallback clauses, what the program saw
+  size_t expected = 0;     // ops that carry an expected outcome
   std::vector<std::string> skipped;  // what could not be recorded, and why
 };
 

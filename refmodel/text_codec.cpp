@@ -300,24 +300,6 @@ bool is_default(const FieldDesc& fd, const Arg& a) {
   return a.v == fd.def;
 }
 
-// Notes the handles an op names, so the trace's caps cover them.
-void note_caps(Caps& caps, const Op& op) {
-  const auto& d = op_desc(op.code);
-  for (size_t i = 0; i < d.fields.size(); ++i) {
-    const auto& fd = d.fields[i];
-    const Arg& a = op.a[i];
-    int k = -1;
-    if (is_handle(fd.kind) && a.h != kNoHandle) k = static_cast<int>(handle_kind(fd.kind));
-    if (fd.kind == FieldKind::Addr && a.tag != 0) {
-      const auto b = static_cast<AddrBase>(a.tag);
-      k = static_cast<int>(b == AddrBase::Buf ? HandleKind::Buf : b == AddrBase::Mr ? HandleKind::Mr : HandleKind::Mw);
-    }
-    if (fd.kind == FieldKind::Rkey && a.tag != 0)
-      k = static_cast<int>(static_cast<RkeyBase>(a.tag) == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw);
-    if (k >= 0) caps[k] = std::max(caps[k], a.h + 1);
-  }
-}
-
 // Parses the expectation clauses after "=>" in `s`, which starts at column
 // `col0`. Appends them to `t.expects` for op `op`.
 std::optional<Fail> parse_expectations(std::string_view s, size_t col0, uint32_t op, Trace& t) {
@@ -375,6 +357,24 @@ std::optional<Fail> parse_expectations(std::string_view s, size_t col0, uint32_t
 }
 
 }  // namespace
+
+void note_caps(Caps& caps, const Op& op) {
+  const auto& d = op_desc(op.code);
+  for (size_t i = 0; i < d.fields.size(); ++i) {
+    const auto& fd = d.fields[i];
+    const Arg& a = op.a[i];
+    int k = -1;
+    if (is_handle(fd.kind) && a.h != kNoHandle) k = static_cast<int>(handle_kind(fd.kind));
+    if (fd.kind == FieldKind::Addr && a.tag != 0) {
+      const auto b = static_cast<AddrBase>(a.tag);
+      k = static_cast<int>(b == AddrBase::Buf ? HandleKind::Buf : b == AddrBase::Mr ? HandleKind::Mr : HandleKind::Mw);
+    }
+    if (fd.kind == FieldKind::Rkey && a.tag != 0)
+      k = static_cast<int>(static_cast<RkeyBase>(a.tag) == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw);
+    if (k >= 0) caps[k] = std::max(caps[k], a.h + 1);
+  }
+}
+
 
 std::variant<Trace, ParseError> parse_text(std::string_view text) {
   Trace t;

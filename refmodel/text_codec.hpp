@@ -28,6 +28,8 @@ struct ParseError {
 // Returns the trace a text holds, or the first error in it.
 std::variant<Trace, ParseError> parse_text(std::string_view text);
 
+// Widens `caps` to cover every handle op names (as the parser sizes a trace).
+void note_caps(Caps& caps, const Op& op);
 // Returns the canonical text of one op (no expectation, no comment).
 std::string op_to_text(const Op& op);
 // Returns the canonical text of a trace: parse_text(print_text(t)) == t.
