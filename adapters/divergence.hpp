@@ -21,7 +21,9 @@ struct Divergence {
 uint32_t differing_knobs(const Backend& a, const Backend& b);
 
 // Returns the first divergence of two outcome streams of one trace, where
-// `differ` holds the knobs the two backends set differently.
+// `differ` holds the knobs the two backends set differently. Ops either
+// side did not run (NOTRUN: a device died before them) are not compared.
+// This is the one place where two runs of a trace are compared.
 std::optional<Divergence> first_divergence(const std::vector<Outcome>& oa,
                                            const std::vector<Outcome>& ob, uint32_t differ);
 

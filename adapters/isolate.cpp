@@ -1,7 +1,9 @@
 #include "adapters/isolate.hpp"
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,6 +49,56 @@ struct Log {
   std::string text() const { return head + (cut ? "\n...\n" : "") + tail; }
 };
 
+// Writes a number in hex without allocating (the child is dying).
+void put_hex(char*& p, uint64_t v) {
+  char tmp[17];
+  int n = 0;
+  do tmp[n++] = "0123456789abcdef"[v & 15], v >>= 4; while (v);
+  *p++ = '0', *p++ = 'x';
+  while (n) *p++ = tmp[--n];
+}
+
+void put(char*& p, const char* end, const char* s) {
+  while (*s && p < end) *p++ = *s++;
+}
+
+// In the child: a fatal signal names the code it hit, as `fault at
+// LIBRARY+0xOFFSET (SYMBOL)`, so that crashes group by where they happen,
+// not by the trace that reached them; then the signal takes its course.
+void locate_fault(int sig, siginfo_t*, void* ctx) {
+#if defined(__x86_64__)
+  const auto pc = static_cast<uint64_t>(static_cast<ucontext_t*>(ctx)->uc_mcontext.gregs[REG_RIP]);
+#else
+  const uint64_t pc = 0;
+  (void)ctx;
+#endif
+  char buf[512];
+  char* p = buf;
+  const char* end = buf + sizeof buf - 40;
+  put(p, end, "fault at ");
+  Dl_info info{};
+  if (pc && dladdr(reinterpret_cast<void*>(pc), &info) && info.dli_fname) {
+    const char* base = std::strrchr(info.dli_fname, '/');
+    put(p, end, base ? base + 1 : info.dli_fname);
+    *p++ = '+';
+    put_hex(p, pc - reinterpret_cast<uint64_t>(info.dli_fbase));
+    if (info.dli_sname) put(p, end, " ("), put(p, end, info.dli_sname), put(p, end, ")");
+  } else {
+    put_hex(p, pc);
+  }
+  *p++ = '\n';
+  (void)!write(STDERR_FILENO, buf, static_cast<size_t>(p - buf));
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void install_fault_locator() {
+  struct sigaction sa{};
+  sa.sa_sigaction = locate_fault;
+  sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  for (const int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigaction(sig, &sa, nullptr);
+}
+
 }  // namespace
 
 IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& body,
@@ -70,6 +122,7 @@ IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& bod
     close(data[0]);
     close(logs[0]);
     dup2(logs[1], STDERR_FILENO);
+    install_fault_locator();
     std::string err;
     const bool ok = body(
         [&](const Outcome& o) {

@@ -69,15 +69,25 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   f->add_option("--device,-d", conform.devices,
                 "Run the corpus on a device (rxe0, mlx5_0, softroce, softroce:6.12, "
                 "softroce:FILE.deb); several give a column each");
-  f->add_option("--against", conform.against,
-                "With --device: minimize divergences against this profile (default: the closest)");
+  f->add_option("--against,-a", conform.against,
+                "With --device: judge the devices by these normative profiles (default: "
+                "ibta and verbs; det when asked), each with the readings a device follows "
+                "where the sources legitimately disagree");
   f->add_flag("--stream", conform.stream, "With --device: print results as JSON lines");
-  f->add_flag("--minimize-only", conform.minimize_only,
-              "With --stream and --against: only shrink the traces' divergences");
-  f->add_option("--minimize-runs", conform.minimize_runs,
-                "With --device: device runs all shrinking of divergences may take (a count, "
-                "not a time, so that reports are the same run after run)")
-      ->capture_default_str();
+  f->add_flag("--shrink", conform.shrink,
+              "With --stream: shrink the finding --target names in each corpus trace");
+  f->add_option("--target", conform.targets, "With --shrink: a finding's key, one per corpus trace");
+  f->add_option("--known", conform.known, "With --shrink: HASH=0|1, a candidate answered before");
+  f->add_option("--shrink-seconds", conform.shrink_seconds,
+                "With --device: seconds all shrinking of one device's findings may take")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
+  f->add_option("--baseline", conform.baseline,
+                "With --device: a report.json of an earlier run; say which findings are new, "
+                "fixed or unchanged, and exit 1 only for new ones");
+  f->add_option("--export", conform.export_dir,
+                "With --device: write each finding's reproducer as .mwt, a C program and a "
+                "pyverbs test into this folder");
   add_device_options(f, conform.dev);
 
 #ifdef MWCHECK_HAVE_PROVE

@@ -1,39 +1,102 @@
-// mwcheck conform --device DEV...: the corpus on devices, one column each.
+// mwcheck conform --device DEV...: the corpus on devices, judged against the
+// specification; findings first.
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "adapters/model_backend.hpp"
 #include "adapters/softroce/vm.hpp"
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
-#include "cli/device_conform.hpp"
 #include "cli/device_report.hpp"
-#include "adapters/minimize.hpp"
 #include "cli/guest.hpp"
 #include "cli/load.hpp"
+#include "findings/baseline.hpp"
+#include "findings/judge.hpp"
+#include "findings/shrink.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::cli {
 namespace fs = std::filesystem;
+using namespace mwc::findings;
 namespace {
 
-std::string tail_line(const std::string& s) {
-  const size_t end = s.find_last_not_of('\n');
-  if (end == std::string::npos) return "";
-  const size_t nl = s.rfind('\n', end);
-  return s.substr(nl == std::string::npos ? 0 : nl + 1, end - (nl == std::string::npos ? 0 : nl + 1) + 1);
-}
+using Clock = std::chrono::steady_clock;
 
 std::string device_spec(const std::string& d) {
   return d.starts_with("device:") ? d : "device:" + d;
 }
 
+// The yardsticks the user names (`-p` and `--against`, "NAME" or
+// "profile:NAME"), or the default ones. Returns false after printing why
+// when one is no specification.
+bool yardsticks_of(const ConformOptions& o, std::vector<ProfileId>& ys, std::ostream& err) {
+  std::vector<std::string> names = o.against;
+  names.insert(names.end(), o.profiles.begin(), o.profiles.end());
+  for (std::string n : names) {
+    if (n.starts_with("profile:")) n = n.substr(8);
+    const auto id = profile_from_name(n);
+    if (!id) {
+      std::string all;
+      for (const auto& p : profile_descs()) all += (all.empty() ? "" : ", ") + std::string(p.name);
+      err << fmt::format("mwcheck conform: error: unknown profile '{}' (profiles: {})\n", n, all);
+      return false;
+    }
+    if (profile_descs()[static_cast<int>(*id)].kind == ProfileKind::descriptive) {
+      err << fmt::format("mwcheck conform: error: '{}' describes a driver; a device is judged by a "
+                         "specification (--against ibta, verbs or det)\n", n);
+      return false;
+    }
+    if (std::find(ys.begin(), ys.end(), *id) == ys.end()) ys.push_back(*id);
+  }
+  if (ys.empty()) ys = default_yardsticks();
+  return true;
+}
+
+// The guest's side of shrinking: each corpus trace holds the finding its
+// --target names; shrink them in turn within the time, streaming each
+// result.
+int shrink_targets(Backend& device, const ConformOptions& o, const std::vector<CorpusTrace>& corpus,
+                   std::ostream& out, std::ostream& err) {
+  std::string why;
+  const auto y = o.against.size() == 1 ? parse_profile(o.against[0], why) : std::nullopt;
+  if (!y || o.targets.size() != corpus.size()) {
+    err << "mwcheck conform: error: --shrink takes one --against profile and one --target per trace"
+        << (why.empty() ? "" : ": " + why) << "\n";
+    return kExitBadInput;
+  }
+  std::map<uint64_t, bool> known;
+  for (const auto& k : o.known) {
+    const size_t eq = k.find('=');
+    if (eq == std::string::npos) continue;
+    known[std::strtoull(k.c_str(), nullptr, 10)] = k.substr(eq + 1) == "1";
+  }
+  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(o.shrink_seconds));
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    mark_trace(i, err);
+    // Time left over from earlier findings goes to the later ones.
+    const auto left = end - Clock::now();
+    const auto until = Clock::now() + left / static_cast<long>(corpus.size() - i);
+    out << stream_line(shrink_finding(device, corpus[i].trace, *y, o.targets[i], until, known, &err))
+        << std::endl;
+  }
+  mark_traces_done(err);
+  return kExitOk;
+}
+
 // The corpus in the Soft-RoCE guest: the guest runs this very command
 // against its rxe0 and streams results back; a trace the guest dies on is
-// marked at its first op.
+// marked at the op it died in.
 bool softroce_column(const std::string& spec, const ConformOptions& o,
-                     std::optional<ProfileId> against_opt, const std::vector<std::string>& paths,
-                     const std::vector<CorpusTrace>& corpus, DeviceColumn& col, std::ostream& err) {
+                     const std::vector<std::string>& paths, const std::vector<CorpusTrace>& corpus,
+                     DeviceColumn& col, std::ostream& err) {
   softroce::VmOptions vm;
   softroce::parse_device(spec, vm);
   vm.kvm = o.dev.kvm;
@@ -51,25 +114,17 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
   const auto g = softroce::run_in_guest(
       vm, args, paths, false,
       [&](size_t i, long op, const std::string& how, const std::string& console) {
-        // The ops before are unknown (NOTRUN: not compared); the reproducer
-        // is the trace up to the op: shrinking further would boot per try.
+        // The ops before are unknown (NOTRUN: not compared).
         DeviceTrace& t = col.traces[i];
         const size_t at = op < 0 ? 0 : std::min<size_t>(static_cast<size_t>(op), t.outcomes.size() - 1);
         if (!t.outcomes.empty()) t.outcomes[at].ret = how == "CRASH" ? Result::kCRASH : Result::kTIMEOUT;
         t.note = fmt::format("the guest kernel {} in op {}:\n{}",
                              how == "CRASH" ? "crashed" : "went silent", at + 1, console);
-        std::vector<uint32_t> keep;
-        for (uint32_t k = 0; k <= at; ++k) keep.push_back(k);
-        t.reproducer = "# the trace up to the op the guest died in\n" +
-                       print_text(keep_ops(corpus[i].trace, keep));
       },
       [&](const std::string& line) {
         if (!line.starts_with(softroce::kTraceMarker)) return;
         const size_t i = std::strtoul(line.c_str() + softroce::kTraceMarker.size(), nullptr, 10);
-        const size_t w = 30, n = corpus.size(), fill = n ? std::min(i, n) * w / n : w;
-        err << fmt::format("\r[{}{}] {}/{} {:<40.40}", std::string(fill, '#'),
-                           std::string(w - fill, '.'), i, n, i < n ? corpus[i].name : "")
-            << std::flush;
+        draw_bar(&err, std::min(i, corpus.size() - 1), corpus.size(), i < corpus.size() ? corpus[i].name : "");
       });
   err << "\n";
   if (!g.error.empty()) {
@@ -85,64 +140,124 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
   col.timing = fmt::format("image {:.1f} s, boot {:.1f} s, run {:.1f} s, total {:.1f} s ({} boot{})",
                            g.times.image_s, g.times.boot_s, g.times.run_s, g.times.total_s,
                            g.times.boots, g.times.boots == 1 ? "" : "s");
-
-  // Shrinking runs in a boot of its own, over the divergent traces only:
-  // a guest that dies while shrinking one goes on with the next.
-  const ProfileId against = against_opt ? *against_opt : closest_profile(col, corpus);
-  std::vector<size_t> pick;
-  std::vector<std::string> files;
-  for (size_t i = 0; i < corpus.size(); ++i)
-    if (shrinkable(col.traces[i], corpus[i], against)) pick.push_back(i), files.push_back(paths[i]);
-  if (pick.empty()) return true;
-  err << fmt::format("{}: shrinking {} divergence{} on the device\n", spec, pick.size(),
-                     pick.size() == 1 ? "" : "s");
-  std::vector<std::string> margs = {"conform", "--device", "rxe0", "--stream", "--minimize-only",
-                                    "--against", std::string(profile_descs()[static_cast<int>(against)].name),
-                                    "--minimize-runs", std::to_string(o.minimize_runs),
-                                    "--corpus", "corpus"};
-  // Shrinking tries many candidates that hang or time out: a short op
-  // timeout makes them fail fast (a candidate that times out fails the
-  // check anyway); a guest that dies (shrinking meets kernel bugs too) or
-  // goes silent is booted again once for the traces after.
-  DeviceConfig quick = o.dev;
-  quick.op_timeout_ms = std::min(quick.op_timeout_ms, 500);
-  for (auto& a : device_args(quick)) margs.push_back(a);
-  std::string guest_says;
-  softroce::VmOptions mvm = vm;
-  mvm.max_boots = 2;
-  mvm.quiet_limit_s = 60;  // rxe may hold a child ~50 s in a QP teardown
-  const auto m = softroce::run_in_guest(
-      mvm, margs, files, false,
-      [&](size_t i, long, const std::string& how, const std::string& console) {
-        col.traces[pick[i]].reproducer = fmt::format(
-            "# not shrunk: the guest kernel {} while shrinking this trace:\n# {}\n",
-            how == "CRASH" ? "died" : "went silent", tail_line(console));
-      },
-      [&](const std::string& line) {
-        if (!line.starts_with("MWCHECK")) guest_says = line;  // its last word, if it fails
-      });
-  if (!m.error.empty() || !read_device_stream(m.output, col) || m.exit_code > 1)
-    err << fmt::format("{}: shrinking failed: {} (guest exit {}: {})\n", spec, m.error, m.exit_code,
-                       guest_says);
-  for (size_t i : pick)
-    if (col.traces[i].reproducer.empty())
-      col.traces[i].reproducer = "# not shrunk: the guest kernel died or hung too often while shrinking\n";
-  col.timing += fmt::format("; shrinking {:.1f} s ({} boot{})", m.times.total_s, m.times.boots,
-                            m.times.boots == 1 ? "" : "s");
   return true;
+}
+
+// Shrinks findings in the guest, many candidates a boot. A candidate that
+// kills the guest is an answer (yes for a kernel-crash finding, no for any
+// other): the guest boots again and the shrinker, which is deterministic,
+// replays the answers it had and goes on.
+void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yardstick& y,
+                     const std::vector<Finding*>& todo, DeviceColumn& col, std::ostream& err) {
+  softroce::VmOptions vm;
+  softroce::parse_device(spec, vm);
+  vm.kvm = o.dev.kvm;
+  vm.max_boots = 1;
+  vm.quiet_limit_s = 60;  // rxe may hold a child ~50 s in a QP teardown
+  const fs::path dir = fs::temp_directory_path() /
+                       fmt::format("mwcheck-shrink-{}-{}", getpid(), spec.substr(spec.rfind(':') + 1));
+  fs::create_directories(dir);
+  std::vector<std::string> files;
+  for (const Finding* f : todo) {
+    files.push_back((dir / (f->id + ".mwt")).string());
+    std::ofstream(files.back()) << print_text(f->reproducer);
+  }
+  DeviceConfig quick = o.dev;
+  quick.op_timeout_ms = std::min(quick.op_timeout_ms, 500);  // candidates that hang fail fast
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(o.shrink_seconds));
+  std::map<uint64_t, bool> known;
+  size_t next = 0;
+  int boots = 0;
+  err << fmt::format("{}: shrinking {} finding{} on the device\n", spec, todo.size(), todo.size() == 1 ? "" : "s");
+  while (next < todo.size() && Clock::now() < deadline) {
+    // The guest's share: what is left, less a boot.
+    const double secs = std::max(1.0, std::chrono::duration<double>(deadline - Clock::now()).count() - 5);
+    std::vector<std::string> args = {"conform", "--device", "rxe0", "--stream", "--shrink",
+                                     "--against", y.profile.name, "--shrink-seconds",
+                                     fmt::format("{:.1f}", secs), "--corpus", "corpus"};
+    for (size_t i = next; i < todo.size(); ++i) args.insert(args.end(), {"--target", todo[i]->key});
+    for (const auto& [h, yes] : known) args.insert(args.end(), {"--known", fmt::format("{}={}", h, yes ? 1 : 0)});
+    for (auto& a : device_args(quick)) args.push_back(a);
+    uint64_t last = 0;
+    long died = -1;
+    const auto g = softroce::run_in_guest(
+        vm, args, std::vector<std::string>(files.begin() + static_cast<long>(next), files.end()), false,
+        [&](size_t i, long, const std::string&, const std::string&) { died = static_cast<long>(i); },
+        [&](const std::string& line) {
+          if (line.starts_with(softroce::kTraceMarker)) last = 0;
+          if (line.starts_with(softroce::kCandidateMarker))
+            last = std::strtoull(line.c_str() + softroce::kCandidateMarker.size(), nullptr, 10);
+        });
+    ++boots;
+    read_device_stream(g.output, col);
+    if (!g.error.empty()) {
+      err << fmt::format("{}: shrinking stopped: {}\n", spec, g.error);
+      break;
+    }
+    if (died < 0) break;
+    const size_t idx = next + static_cast<size_t>(died);
+    if (last == 0) {  // it died before shrinking began: nothing to learn from
+      Shrunk s;
+      s.finding = todo[idx]->id;
+      s.note = "the guest died before shrinking this finding began";
+      col.shrunk.push_back(s);
+      next = idx + 1;
+      continue;
+    }
+    known[last] = todo[idx]->key.starts_with("crash|kernel");
+    next = idx;
+  }
+  fs::remove_all(dir);
+  col.timing += fmt::format("; shrinking {:.1f} s ({} boot{})",
+                            std::chrono::duration<double>(Clock::now() - start).count(), boots,
+                            boots == 1 ? "" : "s");
+}
+
+// Shrinks findings on a device of this machine.
+void shrink_here(Backend& device, const ConformOptions& o, const Yardstick& y,
+                 const std::vector<Finding*>& todo, DeviceColumn& col) {
+  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(o.shrink_seconds));
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const auto until = Clock::now() + (end - Clock::now()) / static_cast<long>(todo.size() - i);
+    col.shrunk.push_back(shrink_finding(device, todo[i]->reproducer, y.profile, todo[i]->key, until, {}, nullptr));
+  }
+}
+
+// The findings worth shrinking: every one but the unsupported.
+std::vector<Finding*> to_shrink(std::vector<Finding>& fs) {
+  std::vector<Finding*> r;
+  for (auto& f : fs)
+    if (f.severity != Severity::unsupported) r.push_back(&f);
+  return r;
+}
+
+// Takes what shrinking gave into the device's findings.
+void take_shrunk(const DeviceColumn& col, const Yardstick& y, std::vector<Finding>& fs) {
+  for (const Shrunk& s : col.shrunk) {
+    for (Finding& f : fs) {
+      if (f.id != s.finding) continue;
+      f.runs = s.runs;
+      f.minimal = s.minimal;
+      f.shrink_note = s.note;
+      if (s.text.empty()) continue;
+      auto t = parse_text(s.text);
+      if (!std::holds_alternative<Trace>(t) || std::get<Trace>(t).ops.empty()) continue;
+      f.reproducer = std::move(std::get<Trace>(t));
+      f.reproducer_op = f.reproducer.ops.size() - 1;  // the finding's op stays last
+    }
+  }
+  for (Finding& f : fs) {
+    ModelBackend m(y.profile, -1);
+    m.run(f.reproducer, f.expected);
+  }
 }
 
 }  // namespace
 
 int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream& err) {
-  std::optional<ProfileId> against;
-  if (!o.against.empty()) {
-    against = profile_from_name(o.against);
-    if (!against) {
-      err << fmt::format("mwcheck conform: error: unknown profile '{}'\n", o.against);
-      return kExitBadInput;
-    }
-  }
   std::vector<std::string> paths;
   std::vector<Trace> traces;
   int status = load_corpus(o.corpus, paths, traces, err);
@@ -151,60 +266,87 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   for (size_t i = 0; i < paths.size(); ++i)
     corpus.push_back({fs::path(paths[i]).filename().string(), std::move(traces[i])});
 
-  std::vector<DeviceColumn> cols;
-  for (const auto& d : o.devices) {
-    const std::string spec = device_spec(d);
-    if (softroce_spec({spec}) == 0) {
-      DeviceColumn col;
-      if (!softroce_column(spec, o, against, paths, corpus, col, err)) return kExitBadInput;
-      cols.push_back(std::move(col));
-      continue;
-    }
-    std::string why;
-    auto b = make_backend(spec, why, o.dev);
-    if (!b) {
-      err << "mwcheck conform: error: " << why << "\n";
+  // The guest's sides: run the corpus, or shrink findings, and stream.
+  if (o.stream) {
+    if (o.devices.size() != 1 || softroce_spec({device_spec(o.devices[0])}) == 0) {
+      err << "mwcheck conform: error: --stream runs on one device of this machine\n";
       return kExitBadInput;
     }
-    if (o.stream && o.minimize_only) {  // the guest's second boot
-      DeviceColumn col = run_device_corpus(*b, corpus, nullptr, nullptr);
-      minimize_divergences(*b, corpus, against.value_or(ProfileId::verbs), o.minimize_runs, col, &out);
-      return status;
-    }
-    if (o.stream) {  // the guest's first boot: the host reads, shrinks and reports
-      run_device_corpus(*b, corpus, &out, nullptr);
-      return status;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    DeviceColumn col = run_device_corpus(*b, corpus, nullptr, &err);
-    minimize_divergences(*b, corpus, against ? *against : closest_profile(col, corpus),
-                         o.minimize_runs, col, nullptr);
-    col.timing = fmt::format("total {:.1f} s", std::chrono::duration<double>(
-                                                   std::chrono::steady_clock::now() - start).count());
-    cols.push_back(std::move(col));
+    std::string why;
+    auto b = make_backend(device_spec(o.devices[0]), why, o.dev);
+    if (!b) return err << "mwcheck conform: error: " << why << "\n", kExitBadInput;
+    if (o.shrink) return shrink_targets(*b, o, corpus, out, err);
+    run_device_corpus(*b, corpus, &out, nullptr);
+    return status;
   }
 
-  std::vector<DeviceAnalysis> an;
-  for (const auto& c : cols) an.push_back(analyze(c, corpus));
-  print_device_report(cols, an, corpus, out);
+  std::vector<ProfileId> yardsticks;
+  if (!yardsticks_of(o, yardsticks, err)) return kExitBadInput;
+  std::optional<std::vector<Stored>> baseline;
+  if (!o.baseline.empty()) {
+    std::string why;
+    baseline = read_stored(o.baseline, why);
+    if (!baseline) return err << "mwcheck conform: " << why << "\n", kExitBadInput;
+  }
+
+  std::vector<DeviceColumn> cols;
+  std::vector<DeviceJudgment> judged;
+  for (const auto& d : o.devices) {
+    const std::string spec = device_spec(d);
+    DeviceColumn col;
+    std::unique_ptr<Backend> b;
+    const auto start = Clock::now();
+    if (softroce_spec({spec}) == 0) {
+      if (!softroce_column(spec, o, paths, corpus, col, err)) return kExitBadInput;
+    } else {
+      std::string why;
+      b = make_backend(spec, why, o.dev);
+      if (!b) return err << "mwcheck conform: error: " << why << "\n", kExitBadInput;
+      col = run_device_corpus(*b, corpus, nullptr, &err);
+    }
+    DeviceJudgment j = judge_device(col, corpus, yardsticks);
+    const auto todo = to_shrink(j.findings);
+    if (!todo.empty() && o.shrink_seconds > 0) {
+      if (b) shrink_here(*b, o, j.yardstick, todo, col);
+      else shrink_in_guest(spec, o, j.yardstick, todo, col, err);
+    }
+    take_shrunk(col, j.yardstick, j.findings);
+    if (b)
+      col.timing = fmt::format("total {:.1f} s", std::chrono::duration<double>(Clock::now() - start).count());
+    cols.push_back(std::move(col));
+    judged.push_back(std::move(j));
+  }
+
+  std::vector<std::vector<Finding>> per_device;
+  std::vector<std::string> labels;
+  for (size_t c = 0; c < cols.size(); ++c) per_device.push_back(judged[c].findings), labels.push_back(cols[c].label);
+  Report rep{cols, judged, corpus, merge(per_device, labels), {}};
+  if (baseline) rep.baseline = compare(rep.findings, *baseline);
+  if (!o.export_dir.empty() && !export_findings(rep.findings, o.export_dir, err)) return kExitBadInput;
+
+  print_device_report(rep, out);
   if (!o.report.empty()) {
     std::error_code ec;
     fs::create_directories(o.report, ec);
     const fs::path dir = o.report;
-    if (ec || !write_device_json(cols, an, corpus, (dir / "report.json").string()) ||
-        !write_device_junit(cols, an, corpus, (dir / "junit.xml").string()) ||
-        !write_device_html(cols, an, corpus, (dir / "report.html").string())) {
+    if (ec || !write_device_json(rep, (dir / "report.json").string()) ||
+        !write_device_junit(rep, (dir / "junit.xml").string()) ||
+        !write_device_html(rep, (dir / "report.html").string())) {
       err << fmt::format("{}:1:1: error: cannot write the reports\n", o.report);
       return kExitBadInput;
     }
     out << fmt::format("reports: {} {} {}\n", (dir / "report.json").string(),
                        (dir / "junit.xml").string(), (dir / "report.html").string());
   }
-  bool diverged = false;
-  for (const auto& a : an)
-    for (const auto& t : a.traces)
-      diverged = diverged || (t.verdict != TraceVerdict::match && t.verdict != TraceVerdict::unsupported);
-  if (status == kExitOk && diverged) status = kExitFail;
+  // A failure is a finding that is no unsupported feature; with a
+  // baseline, only a new one.
+  bool failed = false;
+  if (rep.baseline) {
+    for (const Finding* f : rep.baseline->added) failed = failed || f->severity != Severity::unsupported;
+  } else {
+    for (const Finding& f : rep.findings) failed = failed || f.severity != Severity::unsupported;
+  }
+  if (status == kExitOk && failed) status = kExitFail;
   return status;
 }
 

@@ -37,13 +37,20 @@ struct ConvertOptions {
 int cmd_convert(const ConvertOptions& o, std::ostream& out, std::ostream& err);
 
 struct ConformOptions {
-  std::vector<std::string> profiles;
-  std::vector<std::string> devices;  // rxe0, mlx5_0, softroce[:VERSION]; one column each
+  std::vector<std::string> profiles;  // without --device: the profiles to run; with it: yardsticks
+  std::vector<std::string> devices;   // rxe0, mlx5_0, softroce[:VERSION]; one column each
   DeviceConfig dev;
-  std::string against;  // the profile divergences are minimized against (default: closest)
+  // With --device: the normative profiles the devices are judged by
+  // (default: every normative one); in the guest's shrinking boot, the
+  // fitted yardstick itself (verbs+knob=alt...).
+  std::vector<std::string> against;
   bool stream = false;  // print device results as JSON lines (the VM guest's side)
-  bool minimize_only = false;  // with stream: only shrink the divergences from `against`
-  size_t minimize_runs = 240;  // device runs all shrinking of one device may take
+  bool shrink = false;  // with stream: shrink the finding --target names in each corpus trace
+  std::vector<std::string> targets;  // finding keys, one per corpus trace, in order
+  std::vector<std::string> known;    // HASH=0|1: candidates answered in earlier boots
+  double shrink_seconds = 45;        // shrinking all findings of one device may take this long
+  std::string baseline;              // a report.json to compare the findings with
+  std::string export_dir;            // write each finding's reproducer, C and pyverbs here
   std::string corpus;
   std::string report;
 };

@@ -1,5 +1,6 @@
 #include "cli/device_report.hpp"
 
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -10,6 +11,8 @@
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::cli {
+using namespace mwc::findings;
+namespace fs = std::filesystem;
 namespace {
 
 std::string_view pname(ProfileId p) { return profile_descs()[static_cast<int>(p)].name; }
@@ -27,126 +30,188 @@ std::string cell(const RuleRow& r) {
   return fmt::format("FAIL {}/{}", r.failed, r.checked);
 }
 
-// One line on a divergent trace: where, what the device did, what the
-// model under the closest profile does, and the rule.
-std::string divergence_line(const CorpusTrace& c, const DeviceAnalysis& a, size_t t) {
-  const auto& f = *a.traces[t].first;
-  const RuleDesc& rd = rule_desc(f.model.rule);
-  return fmt::format("{} op {}: {} => device {}, {} {} (rule {}, {})", c.name, f.op + 1,
-                     op_to_text(c.trace.ops[f.op]), to_text(f.device), pname(a.closest),
-                     to_text(f.model), rd.id, rd.source);
+std::string join(const std::vector<std::string>& v, std::string_view sep = ", ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : std::string(sep)) + x;
+  return s;
 }
 
-// Returns the traces (by index) whose device outcomes differ between two columns.
-std::vector<size_t> differing(const DeviceColumn& a, const DeviceColumn& b) {
-  std::vector<size_t> d;
-  for (size_t t = 0; t < a.traces.size() && t < b.traces.size(); ++t)
-    if (a.traces[t].outcomes != b.traces[t].outcomes) d.push_back(t);
-  return d;
+// "2 security, 1 crash, ...; 3 unsupported features"
+std::string counts_line(const std::vector<Finding>& fs) {
+  const auto n = count(fs);
+  std::string s;
+  size_t failing = 0;
+  for (int k = 0; k < kSeverityCount - 1; ++k) {
+    failing += n[k];
+    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n[k], name(static_cast<Severity>(k)));
+  }
+  const size_t un = n[static_cast<int>(Severity::unsupported)];
+  return fmt::format("{} finding{} ({}); {} unsupported feature{} listed apart", failing,
+                     failing == 1 ? "" : "s", s, un, un == 1 ? "" : "s");
+}
+
+std::string shrink_line(const Finding& f) {
+  std::string s = fmt::format("{} op{}", f.reproducer.ops.size(), f.reproducer.ops.size() == 1 ? "" : "s");
+  if (f.severity == Severity::unsupported) return s;
+  s += fmt::format(", shrunk from {} in {} device run{}", f.ops_before, f.runs, f.runs == 1 ? "" : "s");
+  s += f.minimal ? ", 1-minimal on the device" : ", not shown 1-minimal: " + f.shrink_note;
+  return s;
+}
+
+std::string indent(const std::string& text, const std::string& pad) {
+  std::string o, line;
+  for (const char ch : text) {
+    if (ch != '\n') {
+      line += ch;
+      continue;
+    }
+    o += pad + line + "\n";
+    line.clear();
+  }
+  if (!line.empty()) o += pad + line + "\n";
+  return o;
+}
+
+// Returns the rules whose verdict differs between two devices.
+std::vector<std::string> rule_changes(const DeviceJudgment& a, const DeviceJudgment& b) {
+  std::vector<std::string> r;
+  for (int k = 0; k < kRuleCount; ++k)
+    if (cell(a.rules[k]) != cell(b.rules[k]))
+      r.push_back(fmt::format("{}: {} vs {}", rule_descs()[k].id, cell(a.rules[k]), cell(b.rules[k])));
+  return r;
+}
+
+std::string knob_line(const DeviceJudgment& j, int k) {
+  const KnobPrint& kp = j.yardstick.knobs[k];
+  std::string s = kp.verdict;
+  if (kp.adopted) s += "; a reading: the yardstick follows it";
+  return s;
 }
 
 }  // namespace
 
-void print_device_report(const Columns& cols, const Analyses& an,
-                         const std::vector<CorpusTrace>& corpus, std::ostream& out) {
-  for (size_t c = 0; c < cols.size(); ++c) {
-    const DeviceColumn& col = cols[c];
-    const DeviceAnalysis& a = an[c];
+void print_device_report(const Report& r, std::ostream& out) {
+  out << fmt::format("\n== findings: {} ==\n", counts_line(r.findings));
+  for (size_t c = 0; c < r.cols.size(); ++c)
+    out << fmt::format("{} judged by {}\n", r.cols[c].label, r.judged[c].yardstick.profile.name);
+  for (const Finding& f : r.findings) {
+    out << fmt::format("\n[{}] {} {}\n", name(f.severity), f.id, f.summary);
+    out << fmt::format("  rule {} ({}): {}\n", f.rule_id, f.source, f.statement);
+    out << fmt::format("  {} => device {}; the specification: {}\n", f.op, f.device_outcome, f.expected_outcome);
+    if (!f.signature.empty()) out << fmt::format("  where: {}\n", f.signature);
+    out << fmt::format("  shows on: {}{}\n", join(f.devices),
+                       f.absent_on.empty() ? "" : "; absent on: " + join(f.absent_on));
+    std::string tr;
+    for (const auto& t : f.traces) tr += fmt::format("{}{} op {}", tr.empty() ? "" : ", ", t.trace, t.op + 1);
+    out << fmt::format("  traces: {}\n", tr);
+    out << fmt::format("  reproducer ({}):\n{}", shrink_line(f), indent(print_text(f.reproducer), "    "));
+    if (!f.exports.empty()) out << fmt::format("  exports: {}\n", join(f.exports, " "));
+  }
+  if (r.cols.size() > 1) {
+    out << "\n== between the devices ==\n";
+    bool any = false;
+    for (const Finding& f : r.findings)
+      if (!f.absent_on.empty()) {
+        out << fmt::format("  {} {}: on {}, not on {}\n", f.id, name(f.severity), join(f.devices), join(f.absent_on));
+        any = true;
+      }
+    for (size_t i = 0; i < r.cols.size(); ++i)
+      for (size_t j = i + 1; j < r.cols.size(); ++j)
+        for (const auto& line : rule_changes(r.judged[i], r.judged[j])) {
+          out << fmt::format("  rule {} ({} vs {})\n", line, r.cols[i].label, r.cols[j].label);
+          any = true;
+        }
+    if (!any) out << "  the same findings and rule verdicts on every device\n";
+  }
+  if (r.baseline) {
+    const auto& b = *r.baseline;
+    out << fmt::format("\n== against the baseline: {} new, {} fixed, {} unchanged ==\n", b.added.size(),
+                       b.fixed.size(), b.unchanged.size());
+    for (const Finding* f : b.added) out << fmt::format("  new      {} [{}] {}\n", f->id, name(f->severity), f->summary);
+    for (const Stored& s : b.fixed) out << fmt::format("  fixed    {} [{}] {}\n", s.id, s.severity, s.summary);
+    for (const Finding* f : b.unchanged) out << fmt::format("  unchanged {} [{}]\n", f->id, name(f->severity));
+  }
+  for (size_t c = 0; c < r.cols.size(); ++c) {
+    const DeviceColumn& col = r.cols[c];
+    const DeviceJudgment& j = r.judged[c];
     out << fmt::format("\n== {} ({}) ==\n", col.label, col.spec);
+    size_t n[4] = {};
+    for (const auto& s : j.symptoms) ++n[static_cast<int>(s.verdict)];
+    out << fmt::format("traces: {} conform, {} show a finding, {} need what the device lacks, {} unknown\n",
+                       n[0], n[1], n[2], n[3]);
+    for (size_t t = 0; t < j.symptoms.size(); ++t)
+      if (j.symptoms[t].verdict == Verdict::unknown)
+        out << fmt::format("  unknown: {} op {}: {}\n", r.corpus[t].name, j.symptoms[t].op + 1, j.symptoms[t].why);
     std::string m;
     for (int p = 0; p < kProfileCount; ++p)
-      m += fmt::format("{}{} {}", m.empty() ? "" : ", ", pname(static_cast<ProfileId>(p)), a.matched[p]);
-    out << fmt::format("closest profile: {} (traces matching each profile of {}: {})\n\n",
-                       pname(a.closest), corpus.size(), m);
+      m += fmt::format("{}{} {}", m.empty() ? "" : ", ", pname(static_cast<ProfileId>(p)), j.matched[p]);
+    out << fmt::format("resembles most: {} (traces each profile matches as it stands: {})\n",
+                       pname(j.closest), m);
+    out << fmt::format("\nknob fingerprint (which reading it follows; against {}):\n", pname(j.yardstick.base));
+    for (int k = 0; k < kKnobCount; ++k)
+      out << fmt::format("  {:<18} {}\n", knob_descs()[k].name, knob_line(j, k));
     size_t rw = 4;
     for (const auto& rd : rule_descs()) rw = std::max(rw, rd.id.size());
-    out << fmt::format("{:<{}}  {:<10}  {:<28}  {}\n", "rule", rw, "device", "agrees with", "source");
-    for (int r = 0; r < kRuleCount; ++r) {
-      if (a.rules[r].checked == 0) continue;
-      out << fmt::format("{:<{}}  {:<10}  {:<28}  {}\n", rule_descs()[r].id, rw, cell(a.rules[r]),
-                         profiles_in(a.rules[r].agree), rule_descs()[r].source);
-    }
-    out << "\nknob fingerprint (alternatives tried on the closest profile):\n";
-    for (int k = 0; k < kKnobCount; ++k)
-      out << fmt::format("  {:<18} {}\n", knob_descs()[k].name, a.knobs[k].verdict);
-    size_t counts[5] = {};
-    for (const auto& t : a.traces) ++counts[static_cast<int>(t.verdict)];
-    out << fmt::format("\ntraces: {} match, {} diverge, {} unsupported, {} crash, {} timeout\n",
-                       counts[0], counts[1], counts[2], counts[3], counts[4]);
-    for (size_t t = 0; t < a.traces.size(); ++t) {
-      if (!a.traces[t].first) continue;
-      out << fmt::format("{}: {}\n", verdict_name(a.traces[t].verdict), divergence_line(corpus[t], a, t));
-      if (!col.traces[t].note.empty()) out << fmt::format("  note: {}\n", col.traces[t].note);
-      if (!col.traces[t].reproducer.empty()) {
-        out << "  reproducer:\n";
-        std::string line;
-        for (const char ch : col.traces[t].reproducer) {
-          if (ch != '\n') {
-            line += ch;
-            continue;
-          }
-          out << "    " << line << "\n";
-          line.clear();
-        }
-      }
+    out << fmt::format("\n{:<{}}  {:<10}  {:<28}  {}\n", "rule", rw, "device", "profiles that explain it", "source");
+    for (int k = 0; k < kRuleCount; ++k) {
+      if (j.rules[k].checked == 0) continue;
+      out << fmt::format("{:<{}}  {:<10}  {:<28}  {}\n", rule_descs()[k].id, rw, cell(j.rules[k]),
+                         profiles_in(j.rules[k].agree), rule_descs()[k].source);
     }
     if (!col.incident.empty()) out << fmt::format("incident: {}\n", col.incident);
     if (!col.timing.empty()) out << fmt::format("timing: {}\n", col.timing);
   }
-  for (size_t i = 0; i < cols.size(); ++i)
-    for (size_t j = i + 1; j < cols.size(); ++j) {
-      const auto d = differing(cols[i], cols[j]);
-      out << fmt::format("\n{} vs {}: {} trace{} differ\n", cols[i].label, cols[j].label, d.size(),
-                         d.size() == 1 ? "" : "s");
-      for (size_t t : d) {
-        size_t op = 0;
-        const auto& x = cols[i].traces[t].outcomes;
-        const auto& y = cols[j].traces[t].outcomes;
-        while (op < x.size() && op < y.size() && x[op] == y[op]) ++op;
-        if (op >= x.size() || op >= y.size()) continue;
-        out << fmt::format("  {} op {}: {} => {} vs {}\n", corpus[t].name, op + 1,
-                           op_to_text(corpus[t].trace.ops[op]), to_text(x[op]), to_text(y[op]));
-      }
-      for (int r = 0; r < kRuleCount; ++r)
-        if (cell(an[i].rules[r]) != cell(an[j].rules[r]))
-          out << fmt::format("  rule {}: {} vs {}\n", rule_descs()[r].id, cell(an[i].rules[r]),
-                             cell(an[j].rules[r]));
-    }
+  out << std::flush;
 }
 
-bool write_device_json(const Columns& cols, const Analyses& an,
-                       const std::vector<CorpusTrace>& corpus, const std::string& path) {
+bool write_device_json(const Report& r, const std::string& path) {
   nlohmann::ordered_json j;
-  for (size_t c = 0; c < cols.size(); ++c) {
-    const auto& a = an[c];
-    nlohmann::ordered_json d{{"device", cols[c].spec}, {"label", cols[c].label},
-                             {"closest_profile", pname(a.closest)}, {"timing", cols[c].timing},
-                             {"incident", cols[c].incident}};
+  j["findings_schema"] = kFindingsSchema;
+  j["summary"] = nlohmann::ordered_json::object();
+  const auto n = count(r.findings);
+  for (int k = 0; k < kSeverityCount; ++k) j["summary"][std::string(name(static_cast<Severity>(k)))] = n[k];
+  j["findings"] = nlohmann::ordered_json::array();
+  for (const Finding& f : r.findings) j["findings"].push_back(to_json(f));
+  if (r.baseline) {
+    auto& b = j["baseline"];
+    b["new"] = b["fixed"] = b["unchanged"] = nlohmann::ordered_json::array();
+    for (const Finding* f : r.baseline->added) b["new"].push_back(f->id);
+    for (const Stored& s : r.baseline->fixed) b["fixed"].push_back(s.id);
+    for (const Finding* f : r.baseline->unchanged) b["unchanged"].push_back(f->id);
+  }
+  for (size_t c = 0; c < r.cols.size(); ++c) {
+    const DeviceJudgment& a = r.judged[c];
+    nlohmann::ordered_json d{{"device", r.cols[c].spec}, {"label", r.cols[c].label},
+                             {"yardstick", a.yardstick.profile.name}, {"closest_profile", pname(a.closest)},
+                             {"timing", r.cols[c].timing}, {"incident", r.cols[c].incident}};
     for (int p = 0; p < kProfileCount; ++p)
       d["profiles_matched"][std::string(pname(static_cast<ProfileId>(p)))] = a.matched[p];
-    for (int r = 0; r < kRuleCount; ++r) {
-      const auto& rd = rule_descs()[r];
-      d["rules"].push_back({{"id", rd.id}, {"source", rd.source}, {"checked", a.rules[r].checked},
-                            {"failed", a.rules[r].failed}, {"agrees_with", profiles_in(a.rules[r].agree)}});
+    for (int k = 0; k < kRuleCount; ++k) {
+      const auto& rd = rule_descs()[k];
+      d["rules"].push_back({{"id", rd.id}, {"source", rd.source}, {"checked", a.rules[k].checked},
+                            {"failed", a.rules[k].failed}, {"explained_by", profiles_in(a.rules[k].agree)}});
     }
     for (int k = 0; k < kKnobCount; ++k) {
-      nlohmann::ordered_json jk{{"knob", knob_descs()[k].name}, {"verdict", a.knobs[k].verdict},
-                                {"telling_traces", a.knobs[k].telling}};
-      for (size_t alt = 0; alt < a.knobs[k].matches.size(); ++alt)
-        jk["matches"][std::string(knob_descs()[k].alts[alt].name)] = a.knobs[k].matches[alt];
+      const KnobPrint& kp = a.yardstick.knobs[k];
+      nlohmann::ordered_json jk{{"knob", knob_descs()[k].name}, {"verdict", kp.verdict},
+                                {"follows", kp.follows < 0 ? "" : std::string(knob_descs()[k].alts[kp.follows].name)},
+                                {"adopted", kp.adopted}, {"telling_traces", kp.telling}};
+      for (size_t alt = 0; alt < kp.matches.size(); ++alt)
+        jk["matches"][std::string(knob_descs()[k].alts[alt].name)] = kp.matches[alt];
       d["knobs"].push_back(jk);
     }
-    for (size_t t = 0; t < corpus.size(); ++t) {
-      nlohmann::ordered_json jt{{"trace", corpus[t].name},
-                                {"verdict", verdict_name(a.traces[t].verdict)}};
-      for (const auto& o : cols[c].traces[t].outcomes) jt["outcomes"].push_back(to_text(o));
-      if (const auto& f = a.traces[t].first) {
-        jt["first_divergence"] = {{"op", f->op + 1}, {"text", op_to_text(corpus[t].trace.ops[f->op])},
-                                  {"device", to_text(f->device)}, {"model", to_text(f->model)},
-                                  {"rule", rule_desc(f->model.rule).id}};
+    for (size_t t = 0; t < r.corpus.size(); ++t) {
+      const Symptom& s = a.symptoms[t];
+      nlohmann::ordered_json jt{{"trace", r.corpus[t].name}, {"verdict", name(s.verdict)}};
+      for (const auto& o : r.cols[c].traces[t].outcomes) jt["outcomes"].push_back(to_text(o));
+      if (s.verdict != Verdict::match) {
+        jt["op"] = s.op + 1;
+        jt["device"] = to_text(s.device);
+        jt["expected"] = to_text(s.model);
       }
-      if (!cols[c].traces[t].note.empty()) jt["note"] = cols[c].traces[t].note;
-      if (!cols[c].traces[t].reproducer.empty()) jt["reproducer"] = cols[c].traces[t].reproducer;
+      if (!s.key.empty()) jt["finding"] = finding_id(s.key);
+      if (!s.why.empty()) jt["why"] = s.why;
+      if (!r.cols[c].traces[t].note.empty()) jt["note"] = r.cols[c].traces[t].note;
       d["traces"].push_back(jt);
     }
     j["devices"].push_back(d);
@@ -156,30 +221,32 @@ bool write_device_json(const Columns& cols, const Analyses& an,
   return static_cast<bool>(out);
 }
 
-bool write_device_junit(const Columns& cols, const Analyses& an,
-                        const std::vector<CorpusTrace>& corpus, const std::string& path) {
+bool write_device_junit(const Report& r, const std::string& path) {
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mwcheck conform --device\">\n";
-  for (size_t c = 0; c < cols.size(); ++c) {
+  for (size_t c = 0; c < r.cols.size(); ++c) {
+    const std::string& label = r.cols[c].label;
+    std::vector<const Finding*> here;
+    for (const Finding& f : r.findings)
+      if (std::find(f.devices.begin(), f.devices.end(), label) != f.devices.end()) here.push_back(&f);
     size_t failures = 0, skipped = 0;
-    for (const auto& t : an[c].traces) {
-      failures += t.first.has_value();
-      skipped += t.verdict == TraceVerdict::unsupported;
-    }
+    for (const Finding* f : here) (f->severity == Severity::unsupported ? skipped : failures)++;
+    // One testcase per finding, and one for the traces that conform.
     x += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                     xml_escape(cols[c].label), corpus.size(), failures, skipped);
-    for (size_t t = 0; t < corpus.size(); ++t) {
-      x += fmt::format("    <testcase classname=\"conformance.{}\" name=\"{}\"", xml_escape(cols[c].label),
-                       xml_escape(corpus[t].name));
-      const auto& ta = an[c].traces[t];
-      if (ta.verdict == TraceVerdict::unsupported) {
-        x += "><skipped message=\"an op is unsupported by the device\"/></testcase>\n";
-      } else if (!ta.first) {
-        x += "/>\n";
-      } else {
-        x += fmt::format("><failure message=\"{}\">{}\n{}\n{}</failure></testcase>\n",
-                         verdict_name(ta.verdict), xml_escape(divergence_line(corpus[t], an[c], t)),
-                         xml_escape(cols[c].traces[t].note), xml_escape(cols[c].traces[t].reproducer));
+                     xml_escape(label), here.size() + 1, failures, skipped);
+    size_t conform = 0;
+    for (const auto& s : r.judged[c].symptoms) conform += s.verdict == Verdict::match;
+    x += fmt::format("    <testcase classname=\"conformance.{}\" name=\"{} traces conform\"/>\n",
+                     xml_escape(label), conform);
+    for (const Finding* f : here) {
+      x += fmt::format("    <testcase classname=\"findings.{}\" name=\"{} {}\"", xml_escape(label), f->id,
+                       xml_escape(f->summary));
+      if (f->severity == Severity::unsupported) {
+        x += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escape(f->summary));
+        continue;
       }
+      x += fmt::format("><failure type=\"{}\" message=\"{}\">rule {} ({}): {}\n{}</failure></testcase>\n",
+                       name(f->severity), xml_escape(f->summary), f->rule_id, xml_escape(f->source),
+                       xml_escape(f->statement), xml_escape(print_text(f->reproducer)));
     }
     x += "  </testsuite>\n";
   }
@@ -189,81 +256,148 @@ bool write_device_junit(const Columns& cols, const Analyses& an,
   return static_cast<bool>(out);
 }
 
-bool write_device_html(const Columns& cols, const Analyses& an,
-                       const std::vector<CorpusTrace>& corpus, const std::string& path) {
+bool write_device_html(const Report& r, const std::string& path) {
   std::string h = R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>mwcheck conform --device</title>
 <style>
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:75em}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}
 th{background:#eee}.ok{background:#c8efc8}.fail{background:#f6b8b8}.none{background:#eee;color:#888}
 .unsupported{background:#fde9a8}pre{background:#f7f7f7;padding:.6em;overflow-x:auto}
+.finding{border-left:6px solid #999;padding:.2em 1em;margin:1em 0}
+.security{border-color:#b00020;background:#fdecee}.crash{border-color:#d35400;background:#fdf0e6}
+.hang{border-color:#8e44ad;background:#f5eefa}.conformance{border-color:#c9a000;background:#fffbe6}
+.unsupported.finding{border-color:#888;background:#f4f4f4}
+.sev{font-weight:bold;text-transform:uppercase;font-size:85%}
 small{color:#666}
 </style></head><body>
-<h1>mwcheck conform: devices against the reference model</h1>
+<h1>mwcheck conform: devices against the specification</h1>
 )";
-  h += "<p>Each device column compares the device with the model under the profile it matches best "
-       "(named in the header). A rule fails when the device's outcome differs at an op that rule "
-       "decides in the model.</p>\n";
+  h += fmt::format("<p><b>{}</b></p>\n<ul>", xml_escape(counts_line(r.findings)));
+  for (size_t c = 0; c < r.cols.size(); ++c)
+    h += fmt::format("<li>{} judged by <code>{}</code></li>", xml_escape(r.cols[c].label),
+                     xml_escape(r.judged[c].yardstick.profile.name));
+  h += "</ul>\n<p><small>Each device is judged by a normative profile with, knob by knob, the reading it "
+       "follows where the sources legitimately disagree; a deviation (an alternative that contradicts a "
+       "mandatory statement) is never adopted. Findings group the traces that went wrong the same "
+       "way.</small></p>\n<h2>Findings</h2>\n";
+  for (const Finding& f : r.findings) {
+    h += fmt::format("<div class=\"finding {}\"><p><span class=\"sev\">{}</span> <code>{}</code> {}</p>\n",
+                     name(f.severity), name(f.severity), f.id, xml_escape(f.summary));
+    h += fmt::format("<p><small>rule <b>{}</b> ({}): {}</small><br>{} &rArr; device <code>{}</code>; the "
+                     "specification: <code>{}</code>",
+                     f.rule_id, xml_escape(f.source), xml_escape(f.statement), f.op,
+                     xml_escape(f.device_outcome), xml_escape(f.expected_outcome));
+    if (!f.signature.empty()) h += fmt::format("<br>where: <code>{}</code>", xml_escape(f.signature));
+    h += fmt::format("<br>shows on: {}{}</p>\n", xml_escape(join(f.devices)),
+                     f.absent_on.empty() ? "" : "; absent on: " + xml_escape(join(f.absent_on)));
+    std::string tr;
+    for (const auto& t : f.traces) tr += fmt::format("{}{} op {}", tr.empty() ? "" : ", ", t.trace, t.op + 1);
+    h += fmt::format("<p><small>traces: {}</small></p>\n", xml_escape(tr));
+    h += fmt::format("<p>reproducer ({}):</p><pre>{}</pre>\n", xml_escape(shrink_line(f)),
+                     xml_escape(print_text(f.reproducer)));
+    if (!f.exports.empty()) {
+      h += "<p>exports:";
+      for (const auto& e : f.exports) h += fmt::format(" <a href=\"{0}\">{0}</a>", xml_escape(e));
+      h += "</p>\n";
+    }
+    h += "</div>\n";
+  }
+  if (r.cols.size() > 1) {
+    h += "<h2>Between the devices</h2>\n<ul>\n";
+    for (const Finding& f : r.findings)
+      if (!f.absent_on.empty())
+        h += fmt::format("<li><code>{}</code> {}: on {}, not on {}</li>\n", f.id, name(f.severity),
+                         xml_escape(join(f.devices)), xml_escape(join(f.absent_on)));
+    for (size_t i = 0; i < r.cols.size(); ++i)
+      for (size_t j = i + 1; j < r.cols.size(); ++j)
+        for (const auto& line : rule_changes(r.judged[i], r.judged[j]))
+          h += fmt::format("<li>rule {} ({} vs {})</li>\n", xml_escape(line), xml_escape(r.cols[i].label),
+                           xml_escape(r.cols[j].label));
+    h += "</ul>\n";
+  }
+  if (r.baseline) {
+    const auto& b = *r.baseline;
+    h += fmt::format("<h2>Against the baseline: {} new, {} fixed, {} unchanged</h2>\n<ul>\n", b.added.size(),
+                     b.fixed.size(), b.unchanged.size());
+    for (const Finding* f : b.added) h += fmt::format("<li>new <code>{}</code> {}</li>\n", f->id, xml_escape(f->summary));
+    for (const Stored& s : b.fixed) h += fmt::format("<li>fixed <code>{}</code> {}</li>\n", s.id, xml_escape(s.summary));
+    h += "</ul>\n";
+  }
   h += "<h2>Rules</h2>\n<table><tr><th>rule</th><th>source</th>";
-  for (size_t c = 0; c < cols.size(); ++c)
-    h += fmt::format("<th>{}<br><small>vs {}</small></th><th>agrees with</th>", xml_escape(cols[c].label),
-                     pname(an[c].closest));
+  for (size_t c = 0; c < r.cols.size(); ++c)
+    h += fmt::format("<th>{}<br><small>by {}</small></th><th>profiles that explain it</th>",
+                     xml_escape(r.cols[c].label), xml_escape(r.judged[c].yardstick.profile.name));
   h += "</tr>\n";
-  for (int r = 0; r < kRuleCount; ++r) {
-    h += fmt::format("<tr><td>{}</td><td><small>{}</small></td>", rule_descs()[r].id,
-                     xml_escape(rule_descs()[r].source));
-    for (size_t c = 0; c < cols.size(); ++c) {
-      const auto& row = an[c].rules[r];
+  for (int k = 0; k < kRuleCount; ++k) {
+    h += fmt::format("<tr><td>{}</td><td><small>{}</small></td>", rule_descs()[k].id,
+                     xml_escape(rule_descs()[k].source));
+    for (size_t c = 0; c < r.cols.size(); ++c) {
+      const auto& row = r.judged[c].rules[k];
       const char* cls = row.checked == 0 ? "none" : row.failed ? "fail" : "ok";
       h += fmt::format("<td class=\"{}\">{}</td><td><small>{}</small></td>", cls, cell(row),
                        row.checked ? profiles_in(row.agree) : "");
     }
     h += "</tr>\n";
   }
-  h += "</table>\n<h2>Knob fingerprints</h2>\n<table><tr><th>knob</th><th>question</th>";
-  for (const auto& c : cols) h += fmt::format("<th>{}</th>", xml_escape(c.label));
+  h += "</table>\n<h2>Knob fingerprints: which reading each device follows</h2>\n<table><tr><th>knob</th><th>question</th>";
+  for (const auto& c : r.cols) h += fmt::format("<th>{}</th>", xml_escape(c.label));
   h += "</tr>\n";
   for (int k = 0; k < kKnobCount; ++k) {
     h += fmt::format("<tr><td>{}</td><td><small>{}</small></td>", knob_descs()[k].name,
                      xml_escape(knob_descs()[k].question));
-    for (size_t c = 0; c < cols.size(); ++c) {
-      const auto& v = an[c].knobs[k].verdict;
-      const char* cls = v.starts_with("like") ? "ok" : v == "none" ? "fail" : "none";
-      h += fmt::format("<td class=\"{}\">{}</td>", cls, xml_escape(v));
+    for (size_t c = 0; c < r.cols.size(); ++c) {
+      const KnobPrint& kp = r.judged[c].yardstick.knobs[k];
+      const bool dev = kp.follows >= 0 && is_deviation(static_cast<Knob>(k), static_cast<uint8_t>(kp.follows));
+      const char* cls = dev || kp.verdict == "none" ? "fail" : kp.follows >= 0 ? "ok" : "none";
+      h += fmt::format("<td class=\"{}\">{}</td>", cls, xml_escape(knob_line(r.judged[c], k)));
     }
     h += "</tr>\n";
   }
   h += "</table>\n<h2>Traces</h2>\n<table><tr><th>trace</th>";
-  for (const auto& c : cols) h += fmt::format("<th>{}</th>", xml_escape(c.label));
+  for (const auto& c : r.cols) h += fmt::format("<th>{}</th>", xml_escape(c.label));
   h += "</tr>\n";
-  for (size_t t = 0; t < corpus.size(); ++t) {
-    h += fmt::format("<tr><td>{}</td>", xml_escape(corpus[t].name));
-    for (size_t c = 0; c < cols.size(); ++c) {
-      const auto v = an[c].traces[t].verdict;
-      const char* cls = v == TraceVerdict::match ? "ok" : v == TraceVerdict::unsupported ? "unsupported" : "fail";
-      h += fmt::format("<td class=\"{}\">{}</td>", cls, verdict_name(v));
+  for (size_t t = 0; t < r.corpus.size(); ++t) {
+    h += fmt::format("<tr><td>{}</td>", xml_escape(r.corpus[t].name));
+    for (size_t c = 0; c < r.cols.size(); ++c) {
+      const Symptom& s = r.judged[c].symptoms[t];
+      const char* cls = s.verdict == Verdict::match ? "ok" : s.verdict == Verdict::finding ? "fail"
+                                                                                            : "unsupported";
+      std::string what(name(s.verdict));
+      if (s.verdict == Verdict::finding) what += " " + finding_id(s.key);
+      if (!s.why.empty()) what += ": " + s.why;
+      h += fmt::format("<td class=\"{}\"><small>{}</small></td>", cls, xml_escape(what));
     }
     h += "</tr>\n";
   }
-  h += "</table>\n<h2>Divergences</h2>\n";
-  for (size_t c = 0; c < cols.size(); ++c) {
-    h += fmt::format("<h3>{}</h3>\n", xml_escape(cols[c].label));
-    for (size_t t = 0; t < corpus.size(); ++t) {
-      if (!an[c].traces[t].first) continue;
-      h += fmt::format("<p><b>{}</b>: {}</p>\n", verdict_name(an[c].traces[t].verdict),
-                       xml_escape(divergence_line(corpus[t], an[c], t)));
-      if (!cols[c].traces[t].note.empty()) h += fmt::format("<pre>{}</pre>\n", xml_escape(cols[c].traces[t].note));
-      if (!cols[c].traces[t].reproducer.empty())
-        h += fmt::format("<p>minimized reproducer:</p><pre>{}</pre>\n", xml_escape(cols[c].traces[t].reproducer));
-    }
-    if (!cols[c].incident.empty()) h += fmt::format("<p>incident:</p><pre>{}</pre>\n", xml_escape(cols[c].incident));
-    if (!cols[c].timing.empty()) h += fmt::format("<p><small>timing: {}</small></p>\n", xml_escape(cols[c].timing));
+  h += "</table>\n";
+  for (const auto& c : r.cols) {
+    if (!c.incident.empty()) h += fmt::format("<p>incident on {}:</p><pre>{}</pre>\n", xml_escape(c.label), xml_escape(c.incident));
+    if (!c.timing.empty()) h += fmt::format("<p><small>{} timing: {}</small></p>\n", xml_escape(c.label), xml_escape(c.timing));
   }
   h += "</body></html>\n";
   std::ofstream out(path, std::ios::trunc);
   out << h;
   return static_cast<bool>(out);
+}
+
+bool export_findings(std::vector<Finding>& fs_, const std::string& dir, std::ostream& err) {
+  for (Finding& f : fs_) {
+    if (f.severity == Severity::unsupported) continue;
+    const fs::path d = fs::path(dir) / f.id;
+    std::error_code ec;
+    fs::create_directories(d, ec);
+    const fs::path mwt = d / "repro.mwt";
+    std::ofstream out(mwt, std::ios::trunc);
+    out << fmt::format("# {} [{}] {}\n# rule {} ({})\n", f.id, name(f.severity), f.summary, f.rule_id, f.source)
+        << print_text(f.reproducer);
+    if (ec || !out) {
+      err << fmt::format("{}:1:1: error: cannot write the exports\n", mwt.string());
+      return false;
+    }
+    f.exports = {mwt.string()};
+  }
+  return true;
 }
 
 }  // namespace mwc::cli

@@ -1,27 +1,37 @@
-// The reports of `conform --device`: text on stdout, JSON, JUnit XML (one
-// testcase per trace and device) and one self-contained HTML page.
+// The reports of `conform --device`, findings first: text on stdout, JSON
+// (a versioned findings array), JUnit XML (one testcase per finding) and
+// one self-contained HTML page.
 #pragma once
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "cli/device_conform.hpp"
+#include "findings/baseline.hpp"
+#include "findings/judge.hpp"
 
 namespace mwc::cli {
 
-using Columns = std::vector<DeviceColumn>;
-using Analyses = std::vector<DeviceAnalysis>;
+struct Report {
+  const std::vector<findings::DeviceColumn>& cols;
+  const std::vector<findings::DeviceJudgment>& judged;  // one per column
+  const std::vector<findings::CorpusTrace>& corpus;
+  std::vector<findings::Finding> findings;              // of every device, merged
+  std::optional<findings::BaselineDiff> baseline;
+};
 
-// Prints the rule table, the knob fingerprints, every divergence with its
-// reproducer, and where the devices differ from each other.
-void print_device_report(const Columns& cols, const Analyses& an,
-                         const std::vector<CorpusTrace>& corpus, std::ostream& out);
+// Prints the findings summary (counts by severity), every finding with its
+// reproducer, what differs between the devices, the baseline comparison,
+// then per device the yardstick, the knob fingerprint and the rule table.
+void print_device_report(const Report& r, std::ostream& out);
 // Each writes one report; returns false if the file cannot be written.
-bool write_device_json(const Columns& cols, const Analyses& an,
-                       const std::vector<CorpusTrace>& corpus, const std::string& path);
-bool write_device_junit(const Columns& cols, const Analyses& an,
-                        const std::vector<CorpusTrace>& corpus, const std::string& path);
-bool write_device_html(const Columns& cols, const Analyses& an,
-                       const std::vector<CorpusTrace>& corpus, const std::string& path);
+bool write_device_json(const Report& r, const std::string& path);
+bool write_device_junit(const Report& r, const std::string& path);
+bool write_device_html(const Report& r, const std::string& path);
+
+// Writes each finding's reproducer (.mwt), C program and pyverbs test into
+// DIR/ID/ and records the paths in the finding. Returns false after
+// printing the error.
+bool export_findings(std::vector<findings::Finding>& fs, const std::string& dir, std::ostream& err);
 
 }  // namespace mwc::cli

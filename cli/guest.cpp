@@ -26,14 +26,6 @@ std::vector<std::string> device_args(const DeviceConfig& d) {
   return a;
 }
 
-void mark_trace(size_t i, std::ostream& err) {
-  if (softroce::in_guest()) err << softroce::kTraceMarker << i << std::endl;
-}
-
-void mark_traces_done(std::ostream& err) {
-  if (softroce::in_guest()) err << softroce::kTracesDone << std::endl;
-}
-
 namespace {
 constexpr std::string_view kFileMarker = "MWCHECK-FILE ";
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "adapters/backend.hpp"
+#include "adapters/softroce/vm.hpp"
 
 namespace mwc::cli {
 
@@ -33,9 +34,7 @@ void send_file(const std::string& name, const std::string& text, std::ostream& o
 // Returns the arguments that hand a device configuration on to the guest.
 std::vector<std::string> device_args(const DeviceConfig& d);
 
-// Inside the guest: tells the host that trace `i` of the list starts, or
-// that every trace has run (what follows, minimizing, may still die).
-void mark_trace(size_t i, std::ostream& err);
-void mark_traces_done(std::ostream& err);
+using softroce::mark_trace;
+using softroce::mark_traces_done;
 
 }  // namespace mwc::cli

@@ -3,7 +3,7 @@
 namespace mwc {
 namespace {
 
-#define A(name, src) AltDesc{#name, src},
+#define A(name, kind, src) AltDesc{#name, AltKind::kind, src},
 #define K(kname, q, a, b, c, d, e) constexpr AltDesc kAlts_##kname[] = {MWC_ALTS_##kname(A)};
 MWC_KNOBS(K)
 #undef K
@@ -18,7 +18,7 @@ constexpr KnobDesc kKnobs[] = {
 };
 
 constexpr ProfileDesc kProfiles[] = {
-#define P(name, s) ProfileDesc{#name, s},
+#define P(name, kind, s) ProfileDesc{#name, ProfileKind::kind, s},
     MWC_PROFILES(P)
 #undef P
 };

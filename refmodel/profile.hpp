@@ -26,7 +26,7 @@ static_assert(kKnobCount <= 32, "Outcome::knobs is a 32-bit set");
 
 // alt::<knob>::<alternative>, the values a knob takes.
 namespace alt {
-#define A(name, src) name,
+#define A(name, kind, src) name,
 #define K(kname, q, a, b, c, d, e) \
   namespace kname {                \
   enum : uint8_t { MWC_ALTS_##kname(A) };   \
@@ -37,18 +37,26 @@ MWC_KNOBS(K)
 }  // namespace alt
 
 enum class ProfileId : uint8_t {
-#define P(name, s) name,
+#define P(name, kind, s) name,
   MWC_PROFILES(P)
 #undef P
 };
 inline constexpr int kProfileCount = 0
-#define P(name, s) +1
+#define P(name, kind, s) +1
     MWC_PROFILES(P)
 #undef P
     ;
 
+// Whether a knob alternative is a legitimate reading of the sources or
+// contradicts a mandatory statement (knobs.def).
+enum class AltKind : uint8_t { reading, deviation };
+// Whether a profile is a specification (judged by by default, or when
+// asked) or a description of a driver.
+enum class ProfileKind : uint8_t { normative, asked, descriptive };
+
 struct AltDesc {
   std::string_view name;
+  AltKind kind;
   std::string_view source;
 };
 struct KnobDesc {
@@ -59,6 +67,7 @@ struct KnobDesc {
 };
 struct ProfileDesc {
   std::string_view name;
+  ProfileKind kind;
   std::string_view summary;
 };
 

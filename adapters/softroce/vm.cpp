@@ -298,4 +298,16 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
   return g;
 }
 
+void mark_trace(size_t i, std::ostream& err) {
+  if (in_guest()) err << kTraceMarker << i << std::endl;
+}
+
+void mark_traces_done(std::ostream& err) {
+  if (in_guest()) err << kTracesDone << std::endl;
+}
+
+void mark_candidate(uint64_t hash, std::ostream& err) {
+  if (in_guest()) err << kCandidateMarker << hash << std::endl;
+}
+
 }  // namespace mwc::softroce

@@ -6,7 +6,9 @@
 // panics or hangs, reports the trace that was running and boots again for
 // the rest. Facts it relies on are in adapters/softroce/init and DESIGN.md.
 #pragma once
+#include <cstdint>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,5 +74,14 @@ inline constexpr std::string_view kInputBegin = "MWCHECK-INPUT-BEGIN";
 inline constexpr std::string_view kInputEnd = "MWCHECK-INPUT-END";
 // Returns whether this process runs inside the Soft-RoCE guest.
 bool in_guest();
+
+// Inside the guest: tells the host that trace `i` of the list starts, or
+// that every trace has run (what follows, shrinking, may still die).
+void mark_trace(size_t i, std::ostream& err);
+void mark_traces_done(std::ostream& err);
+// Inside the guest: tells the host which candidate of shrinking runs now,
+// so that a candidate that kills the guest is known by its hash.
+inline constexpr std::string_view kCandidateMarker = "MWCHECK-CANDIDATE ";
+void mark_candidate(uint64_t hash, std::ostream& err);
 
 }  // namespace mwc::softroce

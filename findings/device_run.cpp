@@ -1,0 +1,110 @@
+#include "findings/device_run.hpp"
+
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "adapters/softroce/vm.hpp"
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::findings {
+namespace {
+
+Outcome outcome_from_text(const std::string& s) {
+  std::string err;
+  size_t at = 0;
+  Outcome o;
+  if (auto p = parse_pattern(s, err, at)) {
+    o.ret = p->ret.value_or(Result::kOK);
+    o.wc = p->wc.value_or(WcStatus::kNONE);
+    o.wc_op = p->wc_op.value_or(WcOpcode::kNONE);
+    o.key = p->key.value_or(kNoKey);
+  }
+  return o;
+}
+
+// The guest's copy of a trace is NNNNN-NAME: returns NAME.
+std::string host_name(const std::string& guest) {
+  const size_t dash = guest.find('-');
+  return dash == 5 && guest.find_first_not_of("0123456789") == 5 ? guest.substr(6) : guest;
+}
+
+}  // namespace
+
+void draw_bar(std::ostream* p, size_t done, size_t total, const std::string& what) {
+  if (!p) return;
+  const size_t w = 30, fill = total ? done * w / total : w;
+  *p << fmt::format("\r[{}{}] {}/{} {:<40.40}", std::string(fill, '#'), std::string(w - fill, '.'),
+                    done, total, what)
+     << std::flush;
+  if (done == total) *p << "\n";
+}
+
+DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& corpus,
+                               std::ostream* stream, std::ostream* progress) {
+  DeviceColumn col;
+  col.spec = device.name();
+  col.label = device.name().substr(device.name().find(':') + 1);
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    draw_bar(progress, i, corpus.size(), corpus[i].name);
+    softroce::mark_trace(i, std::cerr);
+    DeviceTrace dt;
+    dt.trace = corpus[i].name;
+    device.run(corpus[i].trace, dt.outcomes);
+    dt.note = device.note();
+    if (stream) {
+      nlohmann::json j{{"trace", dt.trace}, {"note", dt.note}};
+      for (const auto& o : dt.outcomes) j["outcomes"].push_back(to_text(o));
+      *stream << j.dump() << std::endl;
+    }
+    col.traces.push_back(std::move(dt));
+  }
+  draw_bar(progress, corpus.size(), corpus.size(), "");
+  softroce::mark_traces_done(std::cerr);
+  return col;
+}
+
+std::string stream_line(const Shrunk& s) {
+  return nlohmann::json{{"shrunk", s.finding}, {"text", s.text},     {"ops_before", s.ops_before},
+                        {"ops_after", s.ops_after}, {"runs", s.runs}, {"minimal", s.minimal},
+                        {"note", s.note}}
+      .dump();
+}
+
+bool read_device_stream(const std::string& text, DeviceColumn& col) {
+  std::istringstream in(text);
+  size_t read = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != '{') continue;  // console noise
+    // A guest that died mid-line leaves a torn last line: skip it.
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    ++read;
+    if (j.contains("trace")) {
+      const std::string name = host_name(j.value("trace", ""));
+      for (auto& t : col.traces) {
+        if (t.trace != name) continue;
+        t.outcomes.clear();
+        for (const auto& o : j.value("outcomes", nlohmann::json::array()))
+          if (o.is_string()) t.outcomes.push_back(outcome_from_text(o.get<std::string>()));
+        t.note = j.value("note", "");
+      }
+    } else if (j.contains("shrunk")) {
+      Shrunk s;
+      s.finding = j.value("shrunk", "");
+      s.text = j.value("text", "");
+      s.ops_before = j.value("ops_before", size_t{0});
+      s.ops_after = j.value("ops_after", size_t{0});
+      s.runs = j.value("runs", size_t{0});
+      s.minimal = j.value("minimal", false);
+      s.note = j.value("note", "");
+      col.shrunk.push_back(std::move(s));
+    }
+  }
+  return read > 0 || text.empty();
+}
+
+}  // namespace mwc::findings

@@ -1,0 +1,299 @@
+#include "findings/finding.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "adapters/divergence.hpp"
+#include "adapters/minimize.hpp"
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::findings {
+namespace {
+
+constexpr std::string_view kSeverityNames[] = {
+#define S(name, what) #name,
+    MWC_SEVERITIES(S)
+#undef S
+};
+constexpr std::string_view kSeverityMeanings[] = {
+#define S(name, what) what,
+    MWC_SEVERITIES(S)
+#undef S
+};
+static_assert(std::size(kSeverityNames) == kSeverityCount);
+
+bool is_bind(OpCode c) {
+  return c == OpCode::bind_mw || c == OpCode::wr_bind_mw || c == OpCode::det_bind;
+}
+
+// Returns the length a bind op asks for.
+uint64_t bind_len(const Op& op) {
+  switch (op.code) {
+    case OpCode::bind_mw: return args::bind_mw{op}.len;
+    case OpCode::wr_bind_mw: return args::wr_bind_mw{op}.len;
+    case OpCode::det_bind: return args::det_bind{op}.len;
+    default: return 0;
+  }
+}
+
+// Whether an outcome grants: a remote access that completed, or a bind
+// with a length that took effect (a successful bind reports its key).
+bool grants(const Op& op, const Outcome& o) {
+  if (o.ret != Result::kOK) return false;
+  if (op_desc(op.code).kind == OpKind::Remote) return o.wc == WcStatus::kIBV_WC_SUCCESS;
+  if (is_bind(op.code)) return o.key != kNoKey && bind_len(op) != 0;
+  return false;
+}
+
+bool refused_state(const Op& op) {
+  if (op.code != OpCode::modify_qp) return false;
+  const auto st = static_cast<QpState>(args::modify_qp{op}.state);
+  return st == QpState::kSQD || st == QpState::kSQE;
+}
+
+// The verb as rdma-core users name it, from the op table's summary:
+// "ibv_post_send IBV_WR_BIND_MW", "IBV_WR_RDMA_READ from the peer".
+std::string verb_of(OpCode c) {
+  const OpDesc& d = op_desc(c);
+  std::string_view s = d.summary;
+  constexpr std::string_view kPeer = "the peer posts ";
+  if (s.starts_with(kPeer)) {
+    s.remove_prefix(kPeer.size());
+    return std::string(s.substr(0, s.find(' '))) + " from the peer";
+  }
+  std::string v;
+  while (!s.empty() && (s.starts_with("ibv_") || s.starts_with("IBV_") || s.starts_with("rdma_"))) {
+    const size_t sp = std::min(s.find(' '), s.size());
+    v += (v.empty() ? "" : " ") + std::string(s.substr(0, sp));
+    s.remove_prefix(std::min(sp + 1, s.size()));
+  }
+  return v.empty() ? std::string(d.name) : v;
+}
+
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (const char c : s) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+std::string outcome_class(Outcome o) {
+  const bool key = o.key != kNoKey;
+  o.key = kNoKey;
+  return to_text(o) + (key ? " +key" : "");
+}
+
+std::string_view name(Severity s) { return kSeverityNames[static_cast<int>(s)]; }
+std::string_view meaning(Severity s) { return kSeverityMeanings[static_cast<int>(s)]; }
+
+std::string_view name(Verdict v) {
+  switch (v) {
+    case Verdict::match: return "match";
+    case Verdict::finding: return "finding";
+    case Verdict::unsupported: return "unsupported";
+    case Verdict::unknown: return "unknown";
+  }
+  return "?";
+}
+
+std::string finding_id(std::string_view key) {
+  return fmt::format("F{:08x}", static_cast<uint32_t>(fnv1a(key) ^ (fnv1a(key) >> 32)));
+}
+
+std::string crash_signature(std::string_view note) {
+  const auto line_from = [&](size_t at) {
+    const size_t nl = note.find('\n', at);
+    return std::string(note.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at));
+  };
+  // A kernel oops: the function the instruction pointer was in.
+  if (const size_t rip = note.find("RIP: 0010:"); rip != std::string_view::npos) {
+    std::string f = line_from(rip + 10);
+    f = f.substr(0, f.find_first_of("+ "));
+    if (!f.empty()) return "kernel: " + f;
+  }
+  if (const size_t bug = note.find("BUG: "); bug != std::string_view::npos) return "kernel: " + line_from(bug);
+  if (const size_t p = note.find("Kernel panic - not syncing: "); p != std::string_view::npos)
+    return "kernel panic: " + line_from(p + 28);
+  // The provider: the fault locator's account of the faulting code.
+  if (const size_t at = note.find("fault at "); at != std::string_view::npos) {
+    std::string f = line_from(at + 9);
+    // The offset names the instruction; the symbol, when known, says more.
+    return "user space: " + f;
+  }
+  if (const size_t d = note.find("died of "); d != std::string_view::npos) {
+    std::string sig = line_from(d + 8);
+    return "user space: " + sig.substr(0, sig.find_first_of(";\n "));
+  }
+  if (note.find("guest kernel") != std::string_view::npos) return "kernel: the guest died";
+  return "";
+}
+
+Symptom classify(const Trace& t, const std::vector<Outcome>& device,
+                 const std::vector<Outcome>& model, const std::string& note) {
+  Symptom s;
+  const auto d = first_divergence(device, model, 0);
+  if (!d) {
+    const bool ran = std::any_of(device.begin(), device.end(),
+                                 [](const Outcome& o) { return o.ret != Result::kNOTRUN; });
+    if (!ran && !device.empty()) {
+      s.verdict = Verdict::unknown;
+      s.why = "the device ran none of the trace" + (note.empty() ? std::string() : ": " + note);
+    }
+    return s;
+  }
+  s.op = d->op;
+  s.device = d->a;
+  s.model = d->b;
+  const Op& op = t.ops[s.op];
+  const std::string opname(op_desc(op.code).name);
+  const std::string dc = outcome_class(s.device), mc = outcome_class(s.model);
+  const std::string rule(rule_desc(s.model.rule).id);
+  s.verdict = Verdict::finding;
+  const Result r = s.device.ret;
+  if (r == Result::kUNSUPPORTED || r == Result::kEOPNOTSUPP || r == Result::kENOSYS ||
+      (refused_state(op) && r == Result::kEINVAL && s.model.ret == Result::kOK)) {
+    s.verdict = Verdict::unsupported;
+    s.severity = Severity::unsupported;
+    s.why = r == Result::kUNSUPPORTED ? "libibverbs has no such verb, or the device adapter cannot express the op"
+            : refused_state(op)      ? "the device refuses the QP state (an optional state it does not implement)"
+                                     : fmt::format("the device does not implement the verb ({})", name(r));
+    s.key = fmt::format("unsupported|{}|{}", opname, refused_state(op) ? op_to_text(op).substr(op_to_text(op).find("state=")) : dc);
+    return s;
+  }
+  if (s.model.rule == Rule::post_depth && r == Result::kOK &&
+      (s.model.ret == Result::kENOMEM || s.model.ret == Result::kENOSPC)) {
+    // ibv_create_qp may give more than the trace's depth (cap.max_send_wr),
+    // and a provider may free a slot when its work request completes rather
+    // than when it is polled: refusing beyond the depth is allowed, never
+    // required. What follows depends on the device's true queue.
+    s.verdict = Verdict::unknown;
+    s.why = "the device accepted a work request beyond the trace's send queue depth, which "
+            "nothing obliges it to refuse; the model cannot follow its queue from there";
+    return s;
+  }
+  if (r == Result::kCRASH) {
+    s.severity = Severity::crash;
+    s.signature = crash_signature(note);
+    // Located (a kernel function, or code and offset): the same crash
+    // whichever op reached it; else at least the op it crashed in.
+    const bool located = s.signature.find('+') != std::string::npos || s.signature.starts_with("kernel:");
+    s.key = located ? "crash|" + s.signature : fmt::format("crash|{}|{}", opname, s.signature);
+    return s;
+  }
+  if (r == Result::kTIMEOUT) {
+    s.severity = Severity::hang;
+    s.key = fmt::format("hang|{}|{}|{}", rule, opname, mc);
+    return s;
+  }
+  const bool security = r == Result::kCORRUPT || (grants(op, s.device) && !grants(op, s.model));
+  s.severity = security ? Severity::security : Severity::conformance;
+  s.key = fmt::format("{}|{}|{}|{}|{}", name(s.severity), rule, opname, dc, mc);
+  return s;
+}
+
+std::string summarize(const Symptom& s, std::string_view op_name) {
+  const int c = op_from_name(op_name);
+  const std::string verb = c < kOpCount ? verb_of(static_cast<OpCode>(c)) : std::string(op_name);
+  const RuleDesc& rd = rule_desc(s.model.rule);
+  switch (s.severity) {
+    case Severity::crash:
+      return fmt::format("{} crashes {}", verb,
+                         s.signature.starts_with("kernel")
+                             ? "the kernel (" + s.signature.substr(s.signature.find(':') + 2) + ")"
+                             : "the process (" + s.signature.substr(s.signature.find(':') + 2) + ")");
+    case Severity::hang:
+      return fmt::format("{} never returns or completes; the specification says {} ({})", verb,
+                         to_text(s.model), rd.statement);
+    case Severity::unsupported: return fmt::format("{}: {}", verb, s.why);
+    default: break;
+  }
+  if (op_name == "poll_cq" && s.model.wc_op != WcOpcode::kNONE)
+    return fmt::format("the {} completion has status {} where the specification gives {} ({})",
+                       name(s.model.wc_op), to_text(s.device), to_text(s.model), rd.statement);
+  return fmt::format("{} {}: the device gives {} where the specification gives {} ({})", verb,
+                     s.severity == Severity::security ? "grants what the specification refuses"
+                                                      : "departs from the specification",
+                     to_text(s.device), to_text(s.model), rd.statement);
+}
+
+std::vector<Finding> group(const std::vector<CorpusTrace>& corpus, const std::vector<Symptom>& symptoms,
+                           const std::string& device_label, const std::string& yardstick) {
+  std::map<std::string, Finding> by_key;
+  for (size_t i = 0; i < symptoms.size() && i < corpus.size(); ++i) {
+    const Symptom& s = symptoms[i];
+    if (s.verdict != Verdict::finding && s.verdict != Verdict::unsupported) continue;
+    const Trace& t = corpus[i].trace;
+    Finding& f = by_key[s.key];
+    const bool first = f.key.empty();
+    f.traces.push_back({corpus[i].name, s.op});
+    if (!first && s.op + 1 >= f.reproducer.ops.size()) continue;
+    // The shortest trace that reaches it, up to the op where it shows.
+    const std::string opname(op_desc(t.ops[s.op].code).name);
+    const RuleDesc& rd = rule_desc(s.model.rule);
+    f.id = finding_id(s.key);
+    f.key = s.key;
+    f.severity = s.severity;
+    f.summary = summarize(s, opname);
+    f.rule_id = rd.id;
+    f.source = rd.source;
+    f.statement = rd.statement;
+    f.op = opname;
+    f.device_outcome = to_text(s.device);
+    f.expected_outcome = to_text(s.model);
+    f.signature = s.signature;
+    f.yardstick = yardstick;
+    f.devices = {device_label};
+    std::vector<uint32_t> keep(s.op + 1);
+    for (uint32_t k = 0; k <= s.op; ++k) keep[k] = k;
+    f.reproducer = keep_ops(t, keep);
+    f.reproducer.expects.clear();  // the trace's expectations are the corpus's, not the finding's
+    f.reproducer_op = s.op;
+    f.ops_before = t.ops.size();
+    f.seen = s.device;
+  }
+  std::vector<Finding> r;
+  for (auto& [k, f] : by_key) r.push_back(std::move(f));
+  std::stable_sort(r.begin(), r.end(), [](const Finding& a, const Finding& b) {
+    return a.severity != b.severity ? a.severity < b.severity : a.id < b.id;
+  });
+  return r;
+}
+
+std::vector<Finding> merge(const std::vector<std::vector<Finding>>& per_device,
+                           const std::vector<std::string>& labels) {
+  std::vector<Finding> r;
+  for (const auto& list : per_device)
+    for (const Finding& f : list) {
+      auto it = std::find_if(r.begin(), r.end(), [&](const Finding& g) { return g.id == f.id; });
+      if (it == r.end()) {
+        r.push_back(f);
+        continue;
+      }
+      for (const auto& d : f.devices)
+        if (std::find(it->devices.begin(), it->devices.end(), d) == it->devices.end()) it->devices.push_back(d);
+      // The shorter reproducer wins.
+      if (f.reproducer.ops.size() < it->reproducer.ops.size()) {
+        auto devices = it->devices;
+        *it = f;
+        it->devices = std::move(devices);
+      }
+    }
+  for (Finding& f : r)
+    for (const auto& l : labels)
+      if (std::find(f.devices.begin(), f.devices.end(), l) == f.devices.end()) f.absent_on.push_back(l);
+  std::stable_sort(r.begin(), r.end(), [](const Finding& a, const Finding& b) {
+    return a.severity != b.severity ? a.severity < b.severity : a.id < b.id;
+  });
+  return r;
+}
+
+std::array<size_t, kSeverityCount> count(const std::vector<Finding>& f) {
+  std::array<size_t, kSeverityCount> n{};
+  for (const auto& x : f) ++n[static_cast<int>(x.severity)];
+  return n;
+}
+
+}  // namespace mwc::findings

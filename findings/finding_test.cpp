@@ -1,0 +1,102 @@
+// Classifying one trace's first divergence, and grouping by root cause.
+#include "findings/finding.hpp"
+
+#include <gtest/gtest.h>
+
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::findings {
+namespace {
+
+Trace parse(const char* text) {
+  auto t = parse_text(text);
+  EXPECT_TRUE(std::holds_alternative<Trace>(t));
+  return std::get<Trace>(t);
+}
+
+Outcome out(Result r, WcStatus wc = WcStatus::kNONE, int16_t key = kNoKey, Rule rule = Rule::remote_ok) {
+  Outcome o;
+  o.ret = r, o.wc = wc, o.key = key, o.rule = rule;
+  return o;
+}
+
+const char* kRemote =
+    "buf b0 len=4096\nalloc_pd p0\nreg_mr m0 pd=p0 addr=b0 len=4096 access=LOCAL_WRITE|REMOTE_READ|MW_BIND\n"
+    "create_qp q0 pd=p0\npeer_read q0 rkey=m0 addr=m0+8\n";
+
+TEST(Classify, AnAccessTheSpecificationRefusesIsSecurity) {
+  const Trace t = parse(kRemote);
+  std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
+  model[4] = out(Result::kOK, WcStatus::kIBV_WC_REM_ACCESS_ERR, kNoKey, Rule::remote_range);
+  dev[4] = out(Result::kOK, WcStatus::kIBV_WC_SUCCESS);
+  const Symptom s = classify(t, dev, model, "");
+  EXPECT_EQ(s.verdict, Verdict::finding);
+  EXPECT_EQ(s.severity, Severity::security);
+  EXPECT_EQ(s.op, 4u);
+  // The other way round (refused where it should pass) is conformance.
+  const Symptom r = classify(t, model, dev, "");
+  EXPECT_EQ(r.severity, Severity::conformance);
+  EXPECT_NE(finding_id(s.key), finding_id(r.key));
+}
+
+TEST(Classify, UnsupportedVerbsAndQueueDepthAreNoFailures) {
+  const Trace t = parse(kRemote);
+  std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
+  dev[2] = out(Result::kEOPNOTSUPP);
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::unsupported);
+  dev[2] = out(Result::kOK);
+  model[3] = out(Result::kENOMEM, WcStatus::kNONE, kNoKey, Rule::post_depth);
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::unknown);
+  // Refusing within the depth is a finding.
+  std::swap(model[3], dev[3]);
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::finding);
+}
+
+TEST(Classify, CrashesGroupByWhereTheyHappen) {
+  const Trace t = parse(kRemote);
+  std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
+  dev[4] = out(Result::kCRASH);
+  const Symptom a = classify(t, dev, model, "op 5: the child died of SIGSEGV; its stderr: fault at librxe-rdmav34.so+0x2f1c (rxe_post_send)\n");
+  EXPECT_EQ(a.severity, Severity::crash);
+  EXPECT_EQ(a.signature, "user space: librxe-rdmav34.so+0x2f1c (rxe_post_send)");
+  dev[4] = out(Result::kNOTRUN);
+  dev[2] = out(Result::kCRASH);
+  const Symptom b = classify(t, dev, model, "fault at librxe-rdmav34.so+0x2f1c (rxe_post_send)");
+  EXPECT_EQ(a.key, b.key);  // another op, the same crash
+  const Symptom k = classify(t, dev, model, "the guest kernel crashed in op 3:\nRIP: 0010:__rxe_put+0x12/0x60 [rdma_rxe]\n");
+  EXPECT_EQ(k.signature, "kernel: __rxe_put");
+}
+
+TEST(Classify, OpsADeadDeviceNeverRanAreNotCompared) {
+  const Trace t = parse(kRemote);
+  std::vector<Outcome> model(5, out(Result::kOK)), dev(5, out(Result::kNOTRUN));
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::unknown);
+  dev[0] = out(Result::kOK);
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::match);
+}
+
+TEST(Group, OneRootCauseIsOneFindingWithTheShortestReproducer) {
+  const Trace t = parse(kRemote);
+  const Trace longer = parse((std::string("buf b1 len=64\n") + kRemote).c_str());
+  std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
+  model[4] = out(Result::kOK, WcStatus::kIBV_WC_REM_ACCESS_ERR, kNoKey, Rule::remote_range);
+  dev[4] = out(Result::kOK, WcStatus::kIBV_WC_SUCCESS);
+  std::vector<Outcome> model2 = model, dev2 = dev;
+  model2.insert(model2.begin(), out(Result::kOK));
+  dev2.insert(dev2.begin(), out(Result::kOK));
+  const std::vector<CorpusTrace> corpus = {{"b.mwt", longer}, {"a.mwt", t}};
+  const std::vector<Symptom> s = {classify(longer, dev2, model2, ""), classify(t, dev, model, "")};
+  const auto fs = group(corpus, s, "dev", "verbs");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].traces.size(), 2u);
+  EXPECT_EQ(fs[0].reproducer.ops.size(), 5u);
+  EXPECT_EQ(fs[0].severity, Severity::security);
+  EXPECT_NE(fs[0].summary.find("IBV_WR_RDMA_READ from the peer"), std::string::npos) << fs[0].summary;
+  // Merged with another device's run that does not show it.
+  const auto m = merge({fs, {}}, {"dev", "other"});
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].absent_on, std::vector<std::string>{"other"});
+}
+
+}  // namespace
+}  // namespace mwc::findings

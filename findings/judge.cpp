@@ -1,0 +1,79 @@
+#include "findings/judge.hpp"
+
+#include "adapters/divergence.hpp"
+#include "adapters/model_backend.hpp"
+
+namespace mwc::findings {
+namespace {
+
+std::vector<Outcome> model_run(const Profile& p, const Trace& t) {
+  ModelBackend m(p, -1);
+  std::vector<Outcome> out;
+  m.run(t, out);
+  return out;
+}
+
+std::vector<Symptom> symptoms_of(const DeviceColumn& col, const std::vector<CorpusTrace>& corpus,
+                                 const Profile& y) {
+  std::vector<Symptom> s;
+  for (size_t t = 0; t < corpus.size() && t < col.traces.size(); ++t)
+    s.push_back(classify(corpus[t].trace, col.traces[t].outcomes, model_run(y, corpus[t].trace),
+                         col.traces[t].note));
+  return s;
+}
+
+size_t conforming(const std::vector<Symptom>& s) {
+  size_t n = 0;
+  for (const auto& x : s) n += x.verdict != Verdict::finding;
+  return n;
+}
+
+}  // namespace
+
+DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTrace>& corpus,
+                            const std::vector<ProfileId>& yardsticks) {
+  DeviceJudgment j;
+  std::vector<Observed> runs;
+  for (size_t t = 0; t < corpus.size() && t < col.traces.size(); ++t)
+    runs.push_back({&corpus[t].trace, &col.traces[t].outcomes});
+  bool have = false;
+  for (const ProfileId base : yardsticks) {
+    Yardstick y = fit_yardstick(runs, base);
+    auto s = symptoms_of(col, corpus, y.profile);
+    if (have && conforming(s) <= conforming(j.symptoms)) continue;
+    j.yardstick = std::move(y);
+    j.symptoms = std::move(s);
+    have = true;
+  }
+  j.findings = group(corpus, j.symptoms, col.label, j.yardstick.profile.name);
+
+  // The descriptive part: how each profile, as it stands, explains the device.
+  j.rules.assign(kRuleCount, RuleRow{});
+  for (auto& r : j.rules) r.agree = static_cast<uint8_t>((1u << kProfileCount) - 1);
+  for (int p = 0; p < kProfileCount; ++p) {
+    const Profile prof = profile(static_cast<ProfileId>(p));
+    for (size_t t = 0; t < runs.size(); ++t) {
+      const auto mod = model_run(prof, corpus[t].trace);
+      const auto d = first_divergence(*runs[t].device, mod, 0);
+      j.matched[p] += !d;
+      if (d) j.rules[static_cast<int>(mod[d->op].rule)].agree &= static_cast<uint8_t>(~(1u << p));
+    }
+    if (j.matched[p] > j.matched[static_cast<int>(j.closest)]) j.closest = static_cast<ProfileId>(p);
+  }
+  // The rule table against the yardstick: each op up to a trace's first
+  // divergence was checked by the rule that decided it; a finding fails it.
+  for (size_t t = 0; t < runs.size(); ++t) {
+    const Symptom& s = j.symptoms[t];
+    const auto mod = model_run(j.yardstick.profile, corpus[t].trace);
+    const size_t end = s.verdict == Verdict::match ? mod.size() : s.op + (s.verdict == Verdict::finding);
+    for (size_t i = 0; i < end && i < mod.size(); ++i) {
+      if ((*runs[t].device)[i].ret == Result::kNOTRUN) continue;
+      RuleRow& row = j.rules[static_cast<int>(mod[i].rule)];
+      ++row.checked;
+      row.failed += s.verdict == Verdict::finding && i == s.op;
+    }
+  }
+  return j;
+}
+
+}  // namespace mwc::findings

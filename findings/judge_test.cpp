@@ -1,0 +1,102 @@
+// Judging devices, with backends that need no device: the model under a
+// profile stands in for a device that behaves exactly so, a mutant model
+// for one with a known bug.
+#include "findings/judge.hpp"
+
+#include <gtest/gtest.h>
+
+#include "findings/test_corpus.hpp"
+
+namespace mwc::findings {
+namespace {
+using testing::backend;
+using testing::corpus;
+
+DeviceJudgment judged(const char* device, const std::vector<CorpusTrace>& c,
+                      std::vector<ProfileId> ys = default_yardsticks()) {
+  auto dev = backend(device);
+  return judge_device(run_device_corpus(*dev, c, nullptr, nullptr), c, ys);
+}
+
+const std::vector<CorpusTrace>& whole() {
+  static const auto c = corpus({"010_bind_type1_basic.mwt", "101_knob_bind_errors.mwt",
+                                "102_knob_zero_length_type2.mwt", "103_knob_mw_access.mwt",
+                                "104_knob_dereg_bound.mwt", "105_knob_failed_bind.mwt",
+                                "106_knob_type2_invalidator.mwt", "107_knob_type1_bind_wr.mwt",
+                                "109_knob_remote_range.mwt", "111_knob_zero_based_type1.mwt",
+                                "035_type2_local_inv.mwt", "058_remote_range_edges.mwt"});
+  return c;
+}
+
+bool has(const DeviceJudgment& j, Severity s, std::string_view rule) {
+  for (const auto& f : j.findings)
+    if (f.severity == s && f.rule_id == rule) return true;
+  return false;
+}
+
+TEST(Judge, ADeviceThatIsASpecificationHasNoFindings) {
+  const DeviceJudgment j = judged("profile:verbs", whole());
+  EXPECT_TRUE(j.findings.empty()) << j.findings[0].summary;
+  EXPECT_EQ(j.closest, ProfileId::verbs);
+  // Judged by DET alone, its readings where DET's differ are still readings.
+  const auto by_det = judged("profile:verbs", whole(), {ProfileId::det});
+  for (const auto& f : by_det.findings) ADD_FAILURE() << f.summary << " " << by_det.yardstick.profile.name;
+}
+
+TEST(Judge, ADriverProfileIsNoYardstick) {
+  // A device that does exactly what the rxe profile says is still wrong
+  // wherever that profile takes a deviation.
+  const DeviceJudgment j = judged("profile:rxe", whole());
+  EXPECT_EQ(j.closest, ProfileId::rxe);  // it resembles rxe ...
+  EXPECT_TRUE(has(j, Severity::security, "remote.range")) << "outside the window";
+  // ... its readings are adopted, its deviations are not.
+  const auto& k = j.yardstick.knobs;
+  EXPECT_TRUE(k[static_cast<int>(Knob::dereg_bound)].adopted);  // einval: a reading
+  EXPECT_EQ(j.yardstick.profile[Knob::dereg_bound], alt::dereg_bound::einval);
+  EXPECT_FALSE(k[static_cast<int>(Knob::remote_range)].adopted);
+  EXPECT_EQ(k[static_cast<int>(Knob::remote_range)].follows, alt::remote_range::mr_only);
+  EXPECT_EQ(j.yardstick.profile[Knob::remote_range], alt::remote_range::window);
+  EXPECT_NE(j.yardstick.profile.name.find("dereg_bound=einval"), std::string::npos) << j.yardstick.profile.name;
+  for (const auto& f : j.findings) EXPECT_NE(f.rule_id, "mr.dereg_bound") << f.summary;
+}
+
+TEST(Judge, AKnownBugIsASecurityFinding) {
+  const DeviceJudgment j = judged("mutant:stale_rkey", testing::stale_key_trace());  // LOCAL_INV leaves the key valid
+  ASSERT_FALSE(j.findings.empty());
+  EXPECT_EQ(j.findings[0].severity, Severity::security) << j.findings[0].summary;
+  EXPECT_GT(j.rules[static_cast<int>(Rule::remote_rkey)].failed, 0u);
+}
+
+TEST(Judge, UnsupportedVerbsAreListedNotFailed) {
+  const auto c = corpus({"060_det_bind_ok.mwt"});
+  auto det = backend("profile:det");
+  DeviceColumn col = run_device_corpus(*det, c, nullptr, nullptr);
+  for (size_t i = 0; i < c[0].trace.ops.size(); ++i)
+    if (c[0].trace.ops[i].code == OpCode::det_bind) col.traces[0].outcomes[i].ret = Result::kUNSUPPORTED;
+  const DeviceJudgment j = judge_device(col, c, default_yardsticks());
+  EXPECT_EQ(j.symptoms[0].verdict, Verdict::unsupported);
+  ASSERT_EQ(j.findings.size(), 1u);
+  EXPECT_EQ(j.findings[0].severity, Severity::unsupported);
+}
+
+TEST(Judge, TheStreamReadsBackAsItWasWritten) {
+  const auto c = corpus({"035_type2_local_inv.mwt", "001_resources_basic.mwt"});
+  auto dev = backend("mutant:stale_rkey");
+  std::ostringstream stream;
+  DeviceColumn col = run_device_corpus(*dev, c, &stream, nullptr);
+  Shrunk s{"F00000001", "buf b0 len=64\n", 9, 1, 12, true, ""};
+  stream << stream_line(s) << "\n";
+  // The guest names its copies NNNNN-NAME; the host reads them back by NAME.
+  std::string text = stream.str();
+  for (size_t at; (at = text.find("\"035_type2")) != std::string::npos;) text.replace(at, 1, "\"00000-");
+  DeviceColumn back;
+  for (const auto& t : c) back.traces.push_back({t.name, {}, {}});
+  ASSERT_TRUE(read_device_stream(text + "{torn line\n", back));
+  for (size_t i = 0; i < c.size(); ++i) EXPECT_EQ(back.traces[i].outcomes, col.traces[i].outcomes) << c[i].name;
+  ASSERT_EQ(back.shrunk.size(), 1u);
+  EXPECT_EQ(back.shrunk[0].text, s.text);
+  EXPECT_TRUE(back.shrunk[0].minimal);
+}
+
+}  // namespace
+}  // namespace mwc::findings

@@ -1,0 +1,108 @@
+#include "findings/shrink.hpp"
+
+#include <fmt/format.h>
+
+#include "adapters/minimize.hpp"
+#include "adapters/model_backend.hpp"
+#include "adapters/softroce/vm.hpp"
+#include "findings/finding.hpp"
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::findings {
+namespace {
+
+// The parts of a finding's key: severity|rule|op|device class|model class,
+// crash|signature or crash|op|signature, hang|rule|op|model class,
+// unsupported|op|what.
+std::vector<std::string> split(const std::string& key) {
+  std::vector<std::string> p;
+  size_t at = 0;
+  for (size_t bar; (bar = key.find('|', at)) != std::string::npos; at = bar + 1)
+    p.push_back(key.substr(at, bar - at));
+  p.push_back(key.substr(at));
+  return p;
+}
+
+std::vector<Outcome> model_run(const Profile& y, const Trace& t) {
+  ModelBackend m(y, -1);
+  std::vector<Outcome> o;
+  m.run(t, o);
+  return o;
+}
+
+}  // namespace
+
+bool shows(const Trace& t, const std::vector<Outcome>& device, const std::string& note,
+           const Profile& y, const std::string& key) {
+  return classify(t, device, model_run(y, t), note).key == key;
+}
+
+bool could_show(const Trace& t, const Profile& y, const std::string& key) {
+  const auto p = split(key);
+  std::string rule, op, mclass;
+  if (p[0] == "crash") {
+    if (p.size() == 3) op = p[1];  // not located: at least the op it crashed in
+  } else if (p[0] == "hang" && p.size() == 4) {
+    rule = p[1], op = p[2], mclass = p[3];
+  } else if (p[0] == "unsupported" && p.size() == 3) {
+    op = p[1];
+  } else if (p.size() == 5) {
+    rule = p[1], op = p[2], mclass = p[4];
+  }
+  if (op.empty()) return true;
+  const auto m = rule.empty() ? std::vector<Outcome>() : model_run(y, t);
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    if (op_desc(t.ops[i].code).name != op) continue;
+    if (rule.empty()) return true;
+    if (rule_desc(m[i].rule).id == rule && outcome_class(m[i]) == mclass) return true;
+  }
+  return false;
+}
+
+uint64_t candidate_hash(const Trace& t) {
+  uint64_t h = 1469598103934665603ull;
+  for (const char c : print_text(t)) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  return h;
+}
+
+Shrunk shrink_finding(Backend& device, const Trace& start, const Profile& y, const std::string& key,
+                      std::chrono::steady_clock::time_point until,
+                      const std::map<uint64_t, bool>& known, std::ostream* marks) {
+  Shrunk s;
+  s.finding = finding_id(key);
+  s.ops_before = start.ops.size();
+  std::map<uint64_t, bool> seen = known;  // every answer, so no candidate runs twice
+  bool timed_out = false;
+  const auto still = [&](const Trace& c) {
+    const uint64_t h = candidate_hash(c);
+    if (auto it = seen.find(h); it != seen.end()) return it->second;
+    if (!could_show(c, y, key)) return seen[h] = false;
+    if (std::chrono::steady_clock::now() >= until) return timed_out = true, false;
+    if (marks) softroce::mark_candidate(h, *marks);
+    std::vector<Outcome> dev;
+    device.run(c, dev);
+    ++s.runs;
+    return seen[h] = shows(c, dev, device.note(), y, key);
+  };
+  Trace best = start;
+  best.comments.clear();
+  // minimize() ends after one pass of single-op removal and one of field
+  // simplification; either may open the way for the other, so it runs
+  // until it changes nothing (answers are remembered: a pass over a
+  // minimal trace runs nothing twice).
+  for (int round = 0; round < 8; ++round) {
+    Trace next = minimize(best, still, 100000);
+    next.comments.clear();
+    const bool same = next == best;
+    best = std::move(next);
+    if (same) break;
+  }
+  s.minimal = !timed_out && still(best);
+  if (timed_out) s.note = "the time for shrinking ran out before the reproducer was shown 1-minimal";
+  else if (!s.minimal) s.note = "the finding did not show again on the device";
+  s.ops_after = best.ops.size();
+  s.text = print_text(best);
+  return s;
+}
+
+}  // namespace mwc::findings

@@ -1,0 +1,43 @@
+// Shrinking a finding on the device itself: delta debugging whose oracle
+// runs each candidate on the device (each in its own child process) and
+// asks whether the same finding still shows, until the reproducer is
+// 1-minimal (removing any single op, or setting any optional field back to
+// its default, loses the finding) or the time is up.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+
+#include "adapters/backend.hpp"
+#include "findings/device_run.hpp"
+#include "refmodel/profile.hpp"
+
+namespace mwc::findings {
+
+// Returns whether trace `t`, run on a device with outcomes `device` (and
+// the backend's `note`), shows the finding with key `key` against the
+// yardstick `y`.
+bool shows(const Trace& t, const std::vector<Outcome>& device, const std::string& note,
+           const Profile& y, const std::string& key);
+
+// Returns whether the model under `y` could let trace `t` show the finding
+// `key` at all (the op, the rule and the yardstick's outcome it needs are
+// there): a candidate without them is refused without a device run.
+bool could_show(const Trace& t, const Profile& y, const std::string& key);
+
+// Returns a candidate's hash (of its text): the name by which a candidate
+// that killed the guest is known when the guest comes back.
+uint64_t candidate_hash(const Trace& t);
+
+// Shrinks `start` (which shows finding `key` on `device`) until it is
+// 1-minimal or `until` passes. `known` answers candidates from earlier boots
+// (a candidate that killed the guest: true for a kernel-crash finding);
+// `marks` (the guest's console) is told each candidate before it runs.
+// Returns the reproducer and how shrinking went.
+Shrunk shrink_finding(Backend& device, const Trace& start, const Profile& y, const std::string& key,
+                      std::chrono::steady_clock::time_point until,
+                      const std::map<uint64_t, bool>& known, std::ostream* marks);
+
+}  // namespace mwc::findings

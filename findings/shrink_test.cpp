@@ -1,0 +1,67 @@
+#include "findings/shrink.hpp"
+
+#include <gtest/gtest.h>
+
+#include "adapters/minimize.hpp"
+#include "findings/judge.hpp"
+#include "findings/test_corpus.hpp"
+
+namespace mwc::findings {
+namespace {
+using testing::backend;
+using testing::corpus;
+
+TEST(Shrink, TheReproducerIsOneMinimalOnTheDevice) {
+  const auto c = testing::stale_key_trace();
+  auto dev = backend("mutant:stale_rkey");
+  const DeviceJudgment j = judge_device(run_device_corpus(*dev, c, nullptr, nullptr), c, default_yardsticks());
+  ASSERT_FALSE(j.findings.empty());
+  const Finding& f = j.findings[0];
+  const Profile& y = j.yardstick.profile;
+  const Shrunk s = shrink_finding(*dev, f.reproducer, y, f.key,
+                                  std::chrono::steady_clock::now() + std::chrono::seconds(60), {}, nullptr);
+  EXPECT_TRUE(s.minimal) << s.note;
+  EXPECT_LT(s.ops_after, c[0].trace.ops.size());
+  EXPECT_EQ(s.finding, f.id);
+  const Trace small = std::get<Trace>(parse_text(s.text));
+  std::vector<Outcome> out;
+  dev->run(small, out);
+  EXPECT_TRUE(shows(small, out, dev->note(), y, f.key));
+  // Removing any single op loses the finding.
+  for (uint32_t i = 0; i < small.ops.size(); ++i) {
+    std::vector<uint32_t> keep;
+    for (uint32_t k = 0; k < small.ops.size(); ++k)
+      if (k != i) keep.push_back(k);
+    const Trace less = keep_ops(small, keep);
+    dev->run(less, out);
+    EXPECT_FALSE(shows(less, out, dev->note(), y, f.key)) << "op " << i + 1 << " could go";
+  }
+}
+
+TEST(Shrink, AnAnswerFromAnEarlierBootIsTakenWithoutARun) {
+  const auto c = testing::stale_key_trace();
+  auto dev = backend("mutant:stale_rkey");
+  const DeviceJudgment j = judge_device(run_device_corpus(*dev, c, nullptr, nullptr), c, default_yardsticks());
+  ASSERT_FALSE(j.findings.empty());
+  const Finding& f = j.findings[0];
+  // Told that the start shows nothing, it does not run it and cannot shrink.
+  const Shrunk s = shrink_finding(*dev, f.reproducer, j.yardstick.profile, f.key,
+                                  std::chrono::steady_clock::now() + std::chrono::seconds(60),
+                                  {{candidate_hash(f.reproducer), false}}, nullptr);
+  EXPECT_EQ(s.runs, 0u);
+  EXPECT_FALSE(s.minimal);
+}
+
+TEST(Shrink, OutOfTimeItSaysSo) {
+  const auto c = testing::stale_key_trace();
+  auto dev = backend("mutant:stale_rkey");
+  const DeviceJudgment j = judge_device(run_device_corpus(*dev, c, nullptr, nullptr), c, default_yardsticks());
+  ASSERT_FALSE(j.findings.empty());
+  const Shrunk s = shrink_finding(*dev, j.findings[0].reproducer, j.yardstick.profile, j.findings[0].key,
+                                  std::chrono::steady_clock::now(), {}, nullptr);
+  EXPECT_FALSE(s.minimal);
+  EXPECT_NE(s.note.find("time"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mwc::findings
