@@ -17,8 +17,10 @@ std::string annotate(const Trace& t, const std::vector<Outcome>& outcomes, int c
       s += "  #" + t.comments[ci].text;
     s += "\n";
     if (const Pattern* p = expected(t, i, column); p && !matches(*p, outcomes[i]))
-      s += "# ^ MISMATCH under " + who + ": expected " + to_text(*p) + " (rule " +
-           std::string(rule_desc(outcomes[i].rule).id) + ")\n";
+      s += "# ^ MISMATCH under " + who + ": expected " + to_text(*p) +
+           (outcomes[i].rule == Rule::observed ? std::string()
+                                               : " (rule " + std::string(rule_desc(outcomes[i].rule).id) + ")") +
+           "\n";
   }
   for (; ci < t.comments.size(); ++ci) s += "#" + t.comments[ci].text + "\n";
   return s;

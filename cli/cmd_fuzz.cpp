@@ -1,7 +1,9 @@
+#include <sys/utsname.h>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "adapters/softroce/vm.hpp"
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/guest.hpp"
@@ -18,6 +20,18 @@ std::string outcome_line(const Backend& b, const Outcome& o) {
   return fmt::format("{}: {} (rule {})", b.name(), to_text(o), rule_desc(o.rule).id);
 }
 
+// Returns the backend's spec as the user gives it on the host: inside the
+// Soft-RoCE guest the device is rxe0, but the user named the VM (bookworm's
+// 6.1 kernel is the default one, others by their version).
+std::string user_spec(const Backend& b) {
+  if (!softroce::in_guest() || b.name() != "device:rxe0") return b.name();
+  utsname u{};
+  uname(&u);
+  const std::string r = u.release;  // 6.12.117+deb12-amd64
+  const std::string mm = r.substr(0, r.find('.', r.find('.') + 1));
+  return mm == "6.1" ? "device:softroce" : "device:softroce:" + mm;
+}
+
 // Returns the reproducer: the minimized trace, with comments saying how it
 // was found and how to replay it, and both outcomes where the backends part.
 Trace reproducer(const fuzz::Finding& f, const Backend& a, const Backend& b, const FuzzOptions& o) {
@@ -26,7 +40,7 @@ Trace reproducer(const fuzz::Finding& f, const Backend& a, const Backend& b, con
   t.comments = {
       {0, false, fmt::format(" found by mwcheck fuzz --against {} --against {} --seed {} --corpus {} (input {})",
                              a.name(), b.name(), o.seed, o.corpus, f.run)},
-      {0, false, fmt::format(" reproduce: mwcheck diff -a {} -a {} FILE", a.name(), b.name())},
+      {0, false, fmt::format(" reproduce: mwcheck diff -a {} -a {} FILE", user_spec(a), user_spec(b))},
       {static_cast<uint32_t>(d.op), true,
        fmt::format(" {}; {}", outcome_line(a, d.a), outcome_line(b, d.b))}};
   return t;

@@ -98,10 +98,11 @@ Yardstick fit_yardstick(const std::vector<Observed>& runs, ProfileId base) {
           kp.adopted = true;
         }
       }
-      kp.adopted = kp.adopted || (pass == 1 && y.knobs[k].adopted);
       y.knobs[k] = std::move(kp);
     }
   }
+  const Profile b = profile(base);
+  for (int k = 0; k < kKnobCount; ++k) y.knobs[k].adopted = y.profile.v[k] != b.v[k];
   y.profile.name = profile_spec(y.profile, base);
   return y;
 }

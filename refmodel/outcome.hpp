@@ -20,7 +20,7 @@ struct Outcome {
   WcOpcode wc_op = WcOpcode::kNONE;  // completion opcode (poll_cq)
   int16_t key = kNoKey;  // a successful bind: the window's key byte minus the
                          // key byte it had when allocated (mod 256)
-  Rule rule = Rule::handle_live;  // the rule that decided the outcome
+  Rule rule = Rule::observed;  // the rule that decided the outcome (a device's: none)
   uint32_t knobs = 0;             // bit k: knob k was consulted
   // Outcomes compare by meaning: rule and knobs explain, they do not count.
   friend bool operator==(const Outcome& a, const Outcome& b) {

@@ -546,8 +546,10 @@ Outcome Session::post(Qp& q, ibv_send_wr& wr, WcOpcode op, uint32_t flags, WcSta
   const bool signaled = q.sig_all || (flags & sendf::SIGNALED);
   q.posted.push_back({wr.wr_id, op, signaled});
   WcStatus st = WcStatus::kNONE;
-  // A signaled request is waited for; an unsignaled one only shows an error.
-  if (wait_for(q, wr.wr_id, signaled ? o_.op_timeout_ms : o_.settle_ms, &st) && status)
+  // A signaled request is waited for; an unsignaled one (or one a QP in SQD
+  // holds) only shows an error.
+  if (wait_for(q, wr.wr_id, signaled && q.state != QpState::kSQD ? o_.op_timeout_ms : o_.settle_ms, &st) &&
+      status)
     *status = st;
   return with(Result::kOK);
 }
@@ -556,8 +558,10 @@ Outcome Session::on_poll_cq(const args::poll_cq& a) {
   if (a.qp >= qps_.size() || !qps_[a.qp].qp) return with(Result::kSKIP);
   Qp& q = qps_[a.qp];
   drain(q);
-  const bool pending = std::any_of(q.posted.begin(), q.posted.end(),
-                                   [](const Posted& p) { return p.signaled; });
+  // A QP in SQD holds the completions of what was posted there: none is
+  // due, so an empty queue is EMPTY, not a completion that never came.
+  const bool pending = q.state != QpState::kSQD &&
+                       std::any_of(q.posted.begin(), q.posted.end(), [](const Posted& p) { return p.signaled; });
   const auto end = Clock::now() + std::chrono::milliseconds(pending ? o_.op_timeout_ms : o_.settle_ms);
   while (q.stash.empty() && Clock::now() < end) {
     pause();
