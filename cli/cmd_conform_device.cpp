@@ -29,8 +29,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A device by name (rxe0, softroce:6.12) or any backend spec: a model or
+// a mutant model stands in for a device in self-tests.
 std::string device_spec(const std::string& d) {
-  return d.starts_with("device:") ? d : "device:" + d;
+  for (const char* p : {"device:", "profile:", "mutant:"})
+    if (d.starts_with(p)) return d;
+  return "device:" + d;
 }
 
 // The yardsticks the user names (`-p` and `--against`, "NAME" or

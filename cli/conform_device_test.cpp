@@ -1,0 +1,96 @@
+// conform --device end to end, with backends that need no device: a model
+// under a profile and a mutant model stand in for two kernels.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/test_app.hpp"
+
+namespace mwc::cli {
+namespace {
+namespace fs = std::filesystem;
+
+fs::path corpus_of(const std::string& name, std::initializer_list<const char*> traces) {
+  const fs::path dir = fs::temp_directory_path() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir / "corpus");
+  const std::string src = std::string(std::getenv("MWCHECK_SOURCE_DIR")) + "/corpus/conformance/";
+  for (const char* t : traces) fs::copy_file(src + t, dir / "corpus" / t);
+  return dir;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+TEST(ConformDevice, FindingsFirstAndWhatDiffersBetweenTwoDevices) {
+  const fs::path dir = corpus_of("mwcheck-conform-two", {"010_bind_type1_basic.mwt", "109_knob_remote_range.mwt",
+                                                          "106_knob_type2_invalidator.mwt"});
+  const Ran r = mwcheck({"conform", "--device", "profile:verbs", "--device", "profile:rxe", "--corpus",
+                         (dir / "corpus").string(), "--report", (dir / "report").string()});
+  EXPECT_EQ(r.status, 1) << r.err;
+  // The summary comes first; rxe's deviations are security findings, on
+  // the device that takes them and not on the other.
+  EXPECT_EQ(r.out.find("\n== findings: "), 0u) << r.out;
+  EXPECT_NE(r.out.find("[security]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("== between the devices =="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("on rxe, not on verbs"), std::string::npos) << r.out;
+  const auto j = read_json(dir / "report" / "report.json");
+  EXPECT_EQ(j["findings_schema"], 1);
+  ASSERT_FALSE(j["findings"].empty());
+  for (const auto& f : j["findings"]) {
+    EXPECT_EQ(f["devices"], nlohmann::json::array({"rxe"}));
+    EXPECT_EQ(f["absent_on"], nlohmann::json::array({"verbs"}));
+    EXPECT_EQ(f["id"].get<std::string>().size(), 9u);
+    EXPECT_TRUE(f["minimal"].get<bool>()) << f["summary"];
+    EXPECT_LE(f["ops"].get<int>(), f["shrunk_from"].get<int>());
+  }
+  // One failing testcase per finding in the JUnit XML.
+  std::ifstream x(dir / "report" / "junit.xml");
+  const std::string xml((std::istreambuf_iterator<char>(x)), std::istreambuf_iterator<char>());
+  size_t failures = 0;
+  for (size_t at = 0; (at = xml.find("<failure", at)) != std::string::npos; ++at) ++failures;
+  EXPECT_EQ(failures, j["findings"].size());
+}
+
+TEST(ConformDevice, ABaselineSaysWhatIsNewFixedAndUnchanged) {
+  const fs::path dir = corpus_of("mwcheck-conform-baseline", {"109_knob_remote_range.mwt",
+                                                               "106_knob_type2_invalidator.mwt"});
+  const std::string corpus = (dir / "corpus").string();
+  ASSERT_EQ(mwcheck({"conform", "--device", "profile:rxe", "--corpus", corpus, "--report", (dir / "old").string()}).status, 1);
+  // The same device again: nothing new, exit 0.
+  const Ran same = mwcheck({"conform", "--device", "profile:rxe", "--corpus", corpus, "--baseline",
+                            (dir / "old" / "report.json").string()});
+  EXPECT_EQ(same.status, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find(" 0 new, 0 fixed, "), std::string::npos) << same.out;
+  // A device with the deviations fixed: they are listed as fixed.
+  const Ran fixed = mwcheck({"conform", "--device", "profile:verbs", "--corpus", corpus, "--baseline",
+                             (dir / "old" / "report.json").string(), "--report", (dir / "new").string()});
+  EXPECT_EQ(fixed.status, 0) << fixed.out;
+  const auto j = read_json(dir / "new" / "report.json");
+  EXPECT_TRUE(j["baseline"]["new"].empty());
+  EXPECT_FALSE(j["baseline"]["fixed"].empty());
+  // A file that is no report is bad input, with its place.
+  std::ofstream(dir / "bad.json") << "{\"findings\": [";
+  const Ran bad = mwcheck({"conform", "--device", "profile:verbs", "--corpus", corpus, "--baseline",
+                           (dir / "bad.json").string()});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("bad.json:1:"), std::string::npos) << bad.err;
+}
+
+TEST(ConformDevice, YardsticksAreSpecifications) {
+  const fs::path dir = corpus_of("mwcheck-conform-yardstick", {"010_bind_type1_basic.mwt"});
+  const Ran r = mwcheck({"conform", "--device", "profile:verbs", "--corpus", (dir / "corpus").string(),
+                         "--against", "rxe"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("describes a driver"), std::string::npos) << r.err;
+  const Ran p = mwcheck({"conform", "--device", "profile:verbs", "--corpus", (dir / "corpus").string(), "-p", "ibta"});
+  EXPECT_EQ(p.status, 0) << p.out;
+  EXPECT_NE(p.out.find("judged by ibta"), std::string::npos) << p.out;
+}
+
+}  // namespace
+}  // namespace mwc::cli
