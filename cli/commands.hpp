@@ -48,7 +48,7 @@ struct ConformOptions {
   bool shrink = false;  // with stream: shrink the finding --target names in each corpus trace
   std::vector<std::string> targets;  // finding keys, one per corpus trace, in order
   std::vector<std::string> known;    // HASH=0|1: candidates answered in earlier boots
-  double shrink_seconds = 60;        // shrinking all findings of one device may take this long
+  double shrink_seconds = 50;        // shrinking all findings of one device may take this long
   std::string baseline;              // a report.json to compare the findings with
   std::string export_dir;            // write each finding's reproducer, C and pyverbs here
   std::string corpus;

@@ -76,7 +76,8 @@ std::string indent(const std::string& text, const std::string& pad) {
 std::vector<std::string> rule_changes(const DeviceJudgment& a, const DeviceJudgment& b) {
   std::vector<std::string> r;
   for (int k = 0; k < kRuleCount; ++k)
-    if (cell(a.rules[k]) != cell(b.rules[k]))
+    // A verdict that changed (ok on one, failing on the other), not a count.
+    if ((a.rules[k].failed > 0) != (b.rules[k].failed > 0))
       r.push_back(fmt::format("{}: {} vs {}", rule_descs()[k].id, cell(a.rules[k]), cell(b.rules[k])));
   return r;
 }
