@@ -169,6 +169,16 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   w->add_option("--budget", power.budget, "Seconds a campaign may take")->capture_default_str();
   w->add_option("--corpus", power.corpus, "Conformance corpus")->default_str(MWCHECK_DEFAULT_CORPUS);
 
+  ExportOptions ex;
+  auto* x = app.add_subcommand("export", "Write a trace's reproducer as a C program (libibverbs) and a pyverbs test");
+  x->add_option("trace", ex.file, "The trace (.mwt or .mwb)")->required();
+  x->add_option("--profile,-p", ex.profile, "The expected outcomes are this profile's (+knob=alternative...)")
+      ->capture_default_str();
+  x->add_option("--op", ex.op, "The op where the finding shows (default: the last)")->check(CLI::NonNegativeNumber);
+  x->add_option("--id", ex.id, "What the programs call the finding")->capture_default_str();
+  x->add_option("--seen", ex.seen, "What the device did at that op (an outcome, e.g. IBV_WC_SUCCESS)");
+  x->add_option("-o,--output", ex.dir, "Folder: repro.mwt, repro.c, test_repro.py")->required();
+
   std::vector<const char*> argv{"mwcheck"};
   for (const auto& a : args) argv.push_back(a.c_str());
   try {
@@ -191,6 +201,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (*rp) return cmd_replay(replay, out, err);
   if (*g) return cmd_gen(gen, out, err);
   if (*rc) return cmd_record(rec, out, err);
+  if (*x) return cmd_export(ex, out, err);
 #ifdef MWCHECK_HAVE_PROVE
   if (*v) return cmd_prove(prove, out, err);
 #endif

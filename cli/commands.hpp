@@ -110,4 +110,14 @@ struct PowerOptions {
 };
 int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err);
 
+struct ExportOptions {
+  std::string file;              // the trace
+  std::string profile = "verbs";  // the expected outcomes are this profile's
+  long op = -1;                   // the op where the finding shows (-1: the last)
+  std::string dir;                // writes repro.mwt, repro.c, test_repro.py here
+  std::string id = "mwcheck-repro";  // what the programs call the finding
+  std::string seen;               // what the device did at op (an outcome), if known
+};
+int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err);
+
 }  // namespace mwc::cli
