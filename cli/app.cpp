@@ -171,13 +171,18 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   ExportOptions ex;
   auto* x = app.add_subcommand("export", "Write a trace's reproducer as a C program (libibverbs) and a pyverbs test");
-  x->add_option("trace", ex.file, "The trace (.mwt or .mwb)")->required();
+  x->add_option("trace", ex.file, "The trace (.mwt or .mwb)");
   x->add_option("--profile,-p", ex.profile, "The expected outcomes are this profile's (+knob=alternative...)")
       ->capture_default_str();
   x->add_option("--op", ex.op, "The op where the finding shows (default: the last)")->check(CLI::NonNegativeNumber);
   x->add_option("--id", ex.id, "What the programs call the finding")->capture_default_str();
   x->add_option("--seen", ex.seen, "What the device did at that op (an outcome, e.g. IBV_WC_SUCCESS)");
-  x->add_option("-o,--output", ex.dir, "Folder: repro.mwt, repro.c, test_repro.py")->required();
+  x->add_option("-o,--output", ex.dir, "Folder: repro.mwt, repro.c, test_repro.py");
+  x->add_option("--device,-d", ex.device,
+                "softroce[:VERSION]: compile repro.c here, run it and test_repro.py in the Soft-RoCE VM");
+  x->add_flag("--no-python", ex.no_python, "With --device: run only the C program (a smaller guest image)");
+  x->add_flag("--kvm", ex.dev.kvm, "Soft-RoCE: boot with KVM (falls back to TCG)");
+  x->add_option("--run-here", ex.run_here, "(The guest's side) run these exported programs")->group("");
 
   std::vector<const char*> argv{"mwcheck"};
   for (const auto& a : args) argv.push_back(a.c_str());

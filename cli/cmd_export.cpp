@@ -5,6 +5,8 @@
 
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/export_run.hpp"
+#include "cli/guest.hpp"
 #include "cli/load.hpp"
 #include "exports/export.hpp"
 #include "refmodel/model.hpp"
@@ -13,6 +15,12 @@
 namespace mwc::cli {
 
 int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
+  if (!o.run_here.empty()) return run_exports_here(o.run_here, out);  // inside the guest
+  if (o.file.empty()) return err << "mwcheck export: error: give a trace\n", kExitBadInput;
+  if (o.dir.empty()) return err << "mwcheck export: error: give -o DIR\n", kExitBadInput;
+  if (!o.device.empty() && !is_softroce("device:" + o.device))
+    return err << "mwcheck export: error: --device runs the exports in the Soft-RoCE VM: softroce[:VERSION]\n",
+           kExitBadInput;
   std::string why;
   const auto p = parse_profile(o.profile, why);
   if (!p) return err << "mwcheck export: error: " << why << "\n", kExitBadInput;
@@ -50,7 +58,8 @@ int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
   const auto paths = exports::write_exports(r, o.dir, &why);
   if (paths.empty()) return err << "mwcheck export: error: " << why << "\n", kExitBadInput;
   for (const auto& path : paths) out << path << "\n";
-  return kExitOk;
+  if (o.device.empty()) return kExitOk;
+  return run_exports_in_softroce(o.device, o.dev, o.dir, !o.no_python, out, err);
 }
 
 }  // namespace mwc::cli

@@ -117,6 +117,10 @@ struct ExportOptions {
   std::string dir;                // writes repro.mwt, repro.c, test_repro.py here
   std::string id = "mwcheck-repro";  // what the programs call the finding
   std::string seen;               // what the device did at op (an outcome), if known
+  std::string device;             // softroce[:VERSION]: run the exports there
+  DeviceConfig dev;
+  bool no_python = false;         // with device: only the C program
+  std::vector<std::string> run_here;  // inside the guest: run these exported programs
 };
 int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err);
 

@@ -59,6 +59,7 @@ std::string to_pyverbs(const Reproducer& r) {
   s += "        self.rt = Runtime(os.environ.get('MWC_DEVICE'), [";
   for (int k = 0; k < kHandleKinds; ++k) s += (k ? ", " : "") + std::to_string(r.trace.caps[k]);
   s += "])\n\n";
+  s += "    def tearDown(self):\n        self.rt.close()\n\n";
   s += "    def test_" + identifier(r.id) + "(self):\n";
   s += "        rt = self.rt\n";
   for (size_t i = 0; i < n; ++i) {

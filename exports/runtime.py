@@ -15,7 +15,6 @@
 # The test mwcheck generates defines ERRNOS, WC_STATUSES and WC_OPCODES
 # (from its vocabulary) before this text.
 import ctypes
-import ctypes.util
 import errno
 import time
 import unittest
@@ -116,6 +115,15 @@ def write_byte(op, i):
     return (op * 29 + i * 13 + 0x5a) & 0xff
 
 
+def send_wr(wr_id, opcode, sges, flags=0):
+    """A SendWR with these SGEs; none gives num_sge 0, as the C session
+    posts it (pyverbs wants an SGE to construct one)."""
+    wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1, sg=sges or [SGE(0, 0, 0)], send_flags=flags)
+    if not sges:
+        wr.num_sge = 0
+    return wr
+
+
 class Buf:
     def __init__(self, p, length):
         self.p, self.len, self.shadow = p, length, None
@@ -143,7 +151,7 @@ class Qp:
 
 class Runtime:
     def __init__(self, device, caps):
-        self.libc = ctypes.CDLL(ctypes.util.find_library('c'), use_errno=True)
+        self.libc = ctypes.CDLL(None, use_errno=True)  # the process's own libc
         self.libc.mmap.restype = ctypes.c_void_p
         self.libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                                    ctypes.c_int, ctypes.c_long]
@@ -151,6 +159,7 @@ class Runtime:
         self.op_timeout, self.settle = 3.0, 0.03
         self.first_diff = None
         self.outcomes = []
+        self.closed = True  # until the device is open
         names = [d.name.decode() for d in get_device_list()]
         if not names:
             raise unittest.SkipTest('no RDMA device')
@@ -179,10 +188,14 @@ class Runtime:
         self.mrs = [None] * caps[2]  # (MR, va, iova, len)
         self.mws = [None] * caps[3]
         self.qps = [None] * caps[4]
+        self.closed = False
 
     def close(self):
-        """Frees everything, windows first: a QP destroyed under a bound
-        type 2 window stalls rxe."""
+        """Frees everything (once), windows first: a QP destroyed under a
+        bound type 2 window stalls rxe."""
+        if self.closed:
+            return
+        self.closed = True
         for w in self.mws:
             if w:
                 w.mw.close()
@@ -595,7 +608,7 @@ class Runtime:
                 st = got if got is not None else st
         else:
             want = (w.alloc_byte + key.v if key.absolute else w.cur + key.v) & 0xff
-            wr = SendWR(opcode=e.IBV_WR_BIND_MW, num_sge=0)
+            wr = send_wr(0, e.IBV_WR_BIND_MW, None)
             wr.set_bind_wr(w.mw, info)
             if wr.rkey != with_key_byte(w.cur, want):
                 raise unittest.SkipTest('pyverbs posts a bind work request with key 0x%x; the trace asks '
@@ -647,7 +660,7 @@ class Runtime:
     def wr_local_inv(self, qp, rkey, flags):
         if qp >= len(self.qps) or not self.qps[qp]:
             return outcome('SKIP')
-        wr = SendWR(opcode=e.IBV_WR_LOCAL_INV, num_sge=0)
+        wr = send_wr(0, e.IBV_WR_LOCAL_INV, None)
         wr.imm_data = self.resolve_rkey(rkey)  # invalidate_rkey shares imm_data's place
         ret, st = self.post(self.qps[qp], wr, 'IBV_WC_LOCAL_INV', flags)
         if st == e.IBV_WC_SUCCESS:
@@ -663,11 +676,8 @@ class Runtime:
         if q.peer_recvs == 0:
             q.peer_recvs += self.post_recv(q.peer, True)
         data = ctypes.create_string_buffer(INLINE)
-        if length:
-            wr = SendWR(opcode=e.IBV_WR_SEND, num_sge=1,
-                        sg=[SGE(ctypes.addressof(data), length, 0)], send_flags=e.IBV_SEND_INLINE)
-        else:
-            wr = SendWR(opcode=e.IBV_WR_SEND, num_sge=0)
+        sg = [SGE(ctypes.addressof(data), length, 0)] if length else None
+        wr = send_wr(0, e.IBV_WR_SEND, sg, e.IBV_SEND_INLINE if length else 0)
         return self.post(q, wr, 'IBV_WC_SEND', flags)[0]
 
     # ---- the peer's requests ------------------------------------------------------------
@@ -702,8 +712,7 @@ class Runtime:
             self.scratch.write(data, length)
         wr_id, self.next_wr = self.next_wr, self.next_wr + 1
         sg = [SGE(self.scratch.buf, length, self.scratch.lkey)] if length else None
-        wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1 if length else 0, sg=sg,
-                    send_flags=e.IBV_SEND_SIGNALED)
+        wr = send_wr(wr_id, opcode, sg, e.IBV_SEND_SIGNALED)
         if atomic:
             wr.set_wr_atomic(rkey, raddr, a0, a1)
         else:
@@ -756,7 +765,7 @@ class Runtime:
         if q.recvs <= 0 and q.state not in (e.IBV_QPS_RESET, e.IBV_QPS_ERR):
             q.recvs = self.post_recv(q.qp, False)
         wr_id, self.next_wr = self.next_wr, self.next_wr + 1
-        wr = SendWR(wr_id=wr_id, opcode=e.IBV_WR_SEND_WITH_INV, num_sge=0, send_flags=e.IBV_SEND_SIGNALED)
+        wr = send_wr(wr_id, e.IBV_WR_SEND_WITH_INV, None, e.IBV_SEND_SIGNALED)
         wr.imm_data = self.resolve_rkey(rkey)  # invalidate_rkey shares imm_data's place
         try:
             q.peer.post_send(wr)

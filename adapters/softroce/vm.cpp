@@ -60,6 +60,7 @@ std::string tail_lines(const std::string& s, int n) {
 
 struct Image {
   std::string kernel, system, program;
+  std::string python;  // python3 and pyverbs, when MWCHECK_IMAGE_PYTHON asked for them
 };
 
 // Returns the kernel and initramfs parts, built or found in the cache.
@@ -78,6 +79,7 @@ bool build_image(const VmOptions& o, Image& img, std::string& err) {
   std::getline(lines, img.kernel);
   std::getline(lines, img.system);
   std::getline(lines, img.program);
+  std::getline(lines, img.python);
   if (rc != 0 || img.program.empty()) return err = "building the Soft-RoCE image failed", false;
   return true;
 }
@@ -223,7 +225,8 @@ bool write_initrd(const Image& img, const fs::path& dir, std::vector<std::string
   a.close();
   const std::string cmd = "cd '" + root.string() + "' && find . | cpio -o -H newc --quiet > '" +
                           (dir / "run.cpio").string() + "' && cat '" + img.system + "' '" +
-                          img.program + "' '" + (dir / "run.cpio").string() + "' > '" +
+                          img.program + "' " + (img.python.empty() ? "" : "'" + img.python + "' ") + "'" +
+                          (dir / "run.cpio").string() + "' > '" +
                           (dir / "initrd").string() + "'";
   if (std::system(cmd.c_str()) != 0) return err = "cannot write the initramfs", false;
   return true;

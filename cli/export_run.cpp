@@ -1,0 +1,89 @@
+// mwcheck export --device: the exported programs run where the finding
+// lives. The host compiles repro.c; the Soft-RoCE guest runs it and the
+// pyverbs test, each in a child process, and prints how each ended.
+#include "cli/export_run.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "cli/guest.hpp"
+
+namespace mwc::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs argv with stdout and stderr on our stdout; kills it after `limit_s`.
+// Returns how it ended, in words.
+std::string run_child(const std::vector<std::string>& argv, int limit_s) {
+  std::cout.flush();
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid < 0) return "could not start (fork failed)";
+  if (pid == 0) {
+    dup2(1, 2);
+    std::vector<char*> a;
+    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    execvp(a[0], a.data());
+    _exit(127);
+  }
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
+  int st = 0;
+  while (waitpid(pid, &st, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > end) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      return "was killed after " + std::to_string(limit_s) + " s (TIMEOUT)";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (WIFSIGNALED(st)) return fmt::format("died of signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)));
+  return fmt::format("exit status {}", WEXITSTATUS(st));
+}
+
+}  // namespace
+
+int run_exports_here(const std::vector<std::string>& programs, std::ostream& out) {
+  for (const auto& p : programs) {
+    const bool py = p.ends_with(".py");
+    out << fmt::format("{} {}: start\n", kExportRunMarker, fs::path(p).filename().string()) << std::flush;
+    if (py && access("/usr/bin/python3", X_OK) != 0) {
+      out << fmt::format("{} {}: not run (no python3 here)\n", kExportRunMarker, fs::path(p).filename().string());
+      continue;
+    }
+    const auto how = run_child(py ? std::vector<std::string>{"python3", p, "-v"} : std::vector<std::string>{p}, 300);
+    out << fmt::format("{} {}: {}\n", kExportRunMarker, fs::path(p).filename().string(), how) << std::flush;
+  }
+  return kExitOk;
+}
+
+int run_exports_in_softroce(const std::string& device, const DeviceConfig& dev, const std::string& dir,
+                            bool python, std::ostream& out, std::ostream& err) {
+  const fs::path c = fs::path(dir) / "repro.c", bin = fs::path(dir) / "repro";
+  const std::string cc = std::getenv("CC") ? std::getenv("CC") : "cc";
+  const std::string cmd = fmt::format("{} -O1 -o '{}' '{}' -libverbs", cc, bin.string(), c.string());
+  if (std::system(cmd.c_str()) != 0)
+    return err << fmt::format("mwcheck export: error: cannot compile {} ({})\n", c.string(), cmd), kExitBadInput;
+  std::vector<std::string> files = {bin.string()};
+  if (python) {
+    files.push_back((fs::path(dir) / "test_repro.py").string());
+    // The image builder adds python3 and pyverbs to this guest only.
+    setenv("MWCHECK_IMAGE_PYTHON", "1", 1);
+  }
+  const int rc = run_args_in_softroce(device, dev, {"export", "--run-here"}, files, out, err);
+  unsetenv("MWCHECK_IMAGE_PYTHON");
+  return rc;
+}
+
+}  // namespace mwc::cli
