@@ -66,9 +66,8 @@ std::string to_c(const Reproducer& r) {
     std::string call = "mwc_" + std::string(d.name) + "(&rt";
     for (size_t f = 0; f < d.fields.size(); ++f) call += ", " + c_literal(d.fields[f], op.a[f]);
     call += ")";
-    s += "  mwc_begin(&rt, " + std::to_string(i) + ");\n";
-    s += "  mwc_check(&rt, " + std::to_string(i) + ", " + c_string(op_to_text(op)) + ", " +
-         c_string(expected_text(r, i)) + ",\n            " + call + ");\n";
+    s += "  mwc_begin(&rt, " + std::to_string(i) + ", " + c_string(op_to_text(op)) + ");\n";
+    s += "  mwc_check(&rt, " + std::to_string(i) + ", " + c_string(expected_text(r, i)) + ", " + call + ");\n";
   }
   s += "  return mwc_verdict(&rt, " + c_string(r.id) + ", " + std::to_string(n ? n - 1 : 0) + ");\n}\n";
   return s;

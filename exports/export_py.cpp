@@ -68,9 +68,8 @@ std::string to_pyverbs(const Reproducer& r) {
     std::string call = "rt." + std::string(d.name) + "(";
     for (size_t f = 0; f < d.fields.size(); ++f) call += (f ? ", " : "") + py_literal(d.fields[f], op.a[f]);
     call += ")";
-    s += "        rt.begin(" + std::to_string(i) + ")\n";
-    s += "        rt.check(" + std::to_string(i) + ", " + py_string(op_to_text(op)) + ", " +
-         py_string(expected_text(r, i)) + ",\n                 " + call + ")\n";
+    s += "        rt.begin(" + std::to_string(i) + ", " + py_string(op_to_text(op)) + ")\n";
+    s += "        rt.check(" + std::to_string(i) + ", " + py_string(expected_text(r, i)) + ", " + call + ")\n";
   }
   s += "        rt.verdict(self, " + py_string(r.id) + ", " + std::to_string(n ? n - 1 : 0) + ")\n\n\n";
   s += "if __name__ == '__main__':\n    unittest.main()\n";

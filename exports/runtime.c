@@ -1046,14 +1046,19 @@ const char *mwc_peer_send_inv(struct mwc_rt *rt, unsigned qp, struct mwc_rkey rk
 
 /* ---- the verdict --------------------------------------------------------------------- */
 
-/* Op `i` starts (remote writes put bytes that depend on it). */
-static void mwc_begin(struct mwc_rt *rt, unsigned i) { rt->op_index = i + 1; }
+/* Op `i` starts: prints its trace text first, so that a crash in it is
+ * seen in it (and remote writes put bytes that depend on i). */
+static void mwc_begin(struct mwc_rt *rt, unsigned i, const char *op) {
+  rt->op_index = i + 1;
+  printf("[%u] %s\n", i, op);
+  fflush(stdout);
+}
 
-/* Prints op `i` (its trace text, what was expected and what was seen) and
- * notes the first op that differed ("*": anything is as expected). */
-static void mwc_check(struct mwc_rt *rt, unsigned i, const char *op, const char *expected, const char *seen) {
+/* Prints what op `i` was expected to do and what it did; notes the first
+ * op that differed ("*": anything is as expected). */
+static void mwc_check(struct mwc_rt *rt, unsigned i, const char *expected, const char *seen) {
   const int same = strcmp(expected, "*") == 0 || strcmp(expected, seen) == 0;
-  printf("[%u] %s\n    expected: %s\n    seen:     %s%s\n", i, op, expected, seen, same ? "" : "   <-- differs");
+  printf("    expected: %s\n    seen:     %s%s\n", expected, seen, same ? "" : "   <-- differs");
   fflush(stdout);
   if (!same && rt->first_diff < 0) rt->first_diff = (int)i;
 }

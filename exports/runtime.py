@@ -781,17 +781,20 @@ class Runtime:
 
     # ---- the verdict ----------------------------------------------------------------------
 
-    def begin(self, i):
-        """Op i starts (remote writes put bytes that depend on it)."""
+    def begin(self, i, op):
+        """Op i starts: prints its trace text first, so that a crash in it
+        is seen in it (and remote writes put bytes that depend on i)."""
         self.op_index = i + 1
+        self.op_text = op
+        print('[%d] %s' % (i, op), flush=True)
 
-    def check(self, i, op, expected, seen):
-        """Prints op i, what was expected and what was seen; notes the first
-        op that differed ('*': anything is as expected)."""
+    def check(self, i, expected, seen):
+        """Prints what op i was expected to do and what it did; notes the
+        first op that differed ('*': anything is as expected)."""
         same = expected in ('*', seen)
-        print('[%d] %s\n    expected: %s\n    seen:     %s%s' % (i, op, expected, seen,
-                                                               '' if same else '   <-- differs'), flush=True)
-        self.outcomes.append((i, op, expected, seen))
+        print('    expected: %s\n    seen:     %s%s' % (expected, seen, '' if same else '   <-- differs'),
+              flush=True)
+        self.outcomes.append((i, self.op_text, expected, seen))
         if not same and self.first_diff is None:
             self.first_diff = i
 
