@@ -414,10 +414,9 @@ class Runtime:
     def post_recv(self, qp, with_buffer):
         """Posts one receive; returns 1 when it was posted."""
         wr_id, self.next_wr = self.next_wr, self.next_wr + 1
-        if with_buffer:
-            wr = RecvWR(wr_id, 1, [SGE(self.scratch.buf, INLINE, self.scratch.lkey)])
-        else:
-            wr = RecvWR(wr_id, 0, None)
+        wr = RecvWR(wr_id, 1, [SGE(self.scratch.buf, INLINE, self.scratch.lkey)])
+        if not with_buffer:
+            wr.num_sge = 0  # as the C session posts it (pyverbs wants an SGE to construct one)
         try:
             qp.post_recv(wr)
         except PyverbsError:
