@@ -72,6 +72,36 @@ bool Model::in_buffer(uint64_t va, uint64_t len) const {
          rules::range_within<C>(va, len, buf_va(static_cast<uint32_t>(b)), bufs_[b].len);
 }
 
+uint32_t Model::rkey_of(const Arg& r) const { return resolve_rkey(r); }
+
+// ---- what a fast path copies ----------------------------------------------
+
+Model::KeyTarget Model::key_target(uint32_t rkey) const {
+  KeyTarget t;
+  const uint32_t idx = rkey >> 8;
+  if (idx & kMwIndexBit) {
+    const uint32_t h = idx & ~kMwIndexBit;
+    if (h >= mws_.size()) return t;
+    const Mw& w = mws_[h];
+    if (!w.live || w.rkey != rkey || w.state != MwState::Bound) return t;
+    if (w.mr >= mrs_.size() || !mrs_[w.mr].live || mrs_[w.mr].rkey(w.mr) != w.mr_rkey) return t;
+    const Mr& m = mrs_[w.mr];
+    t = KeyTarget{true, true, (w.access & acc::ZERO_BASED) != 0, w.pd,
+                  w.type == 2 ? w.qp : kNoHandle, w.access, w.mr, w.addr, w.len, m.iova, m.len};
+    return t;
+  }
+  if (idx == 0 || idx - 1 >= mrs_.size()) return t;
+  const Mr& m = mrs_[idx - 1];
+  if (!m.live || m.rkey(idx - 1) != rkey) return t;
+  return KeyTarget{true, false, false, m.pd, kNoHandle, m.access, idx - 1, m.iova, m.len, m.iova, m.len};
+}
+
+bool Model::serves(uint32_t qp, uint32_t right) const {
+  const Qp* q = qp < qps_.size() && qps_[qp].live ? &qps_[qp] : nullptr;
+  return q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
+         !q->peer_err && responds(q->state);
+}
+
 // ---- resources ---------------------------------------------------------
 
 Outcome Model::on_buf(const args::buf& a) {
@@ -551,12 +581,9 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
 [[gnu::always_inline]] inline Outcome Model::remote(uint32_t qp, const Arg& rkey_ref,
                                                     const Arg& addr_ref, uint64_t len,
                                                     uint32_t right, bool atomic) {
-  Qp* q = live(qps_, qp);
-  const bool served =
-      q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
-      !q->peer_err && responds(q->state);
-  if (!served) [[unlikely]]
+  if (!serves(qp, right)) [[unlikely]]
     return remote_unserved(qp, right);
+  Qp* q = &qps_[qp];
   const uint32_t rkey = resolve_rkey(rkey_ref);
   const uint64_t raddr = resolve(addr_ref);
   const uint32_t idx = rkey >> 8;

@@ -19,17 +19,17 @@ void Verdicts::merge(const Verdicts& o) {
   first = std::move(all);
 }
 
-Engine::Engine(const Profile& p, int column, const Caps& caps)
-    : model_(p), caps_(caps), column_(column) {
-  model_.reset(caps);
-}
+Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
+    : model_(p), caps_(caps), fmt_(&mwb::format(version)), fast_((model_.reset(caps), model_), caps),
+      column_(column) {}
 
-// Returns whether the op record at p (after its code) is this shard's: its
-// leading handle, reduced as decode_op reduces it, is.
-bool Engine::mine(uint8_t code, const uint8_t* p) const {
-  const auto k = mwb::kAnchorKind[code];
+// Returns whether the op record at p (its code byte) is this shard's: its
+// leading handle, reduced as decoding reduces it, is.
+bool Engine::mine(const uint8_t* p) const {
+  HandleKind k = HandleKind::Buf;
+  uint32_t h = 0;
+  mwb::anchor(*fmt_, p, caps_, k, h);
   if (k == HandleKind::Buf) return true;
-  const uint32_t h = mwb::detail::reduce_handle(mwb::detail::le32(p), k, caps_);
   return filter_.owner[filter_.node_base[static_cast<int>(k)] + h] == filter_.me;
 }
 
@@ -52,14 +52,23 @@ template <bool Sharded>
 size_t Engine::feed_records(std::span<const uint8_t> rec) {
   const uint8_t* p = rec.data();
   const uint8_t* const end = p + rec.size();
+  const mwb::Format& f = *fmt_;
   while (p < end) {
-    const uint8_t code = mwb::kCodeOf[*p];
-    const size_t size = mwb::kRecordSize[code];
+    const uint8_t code = f.code_of[*p];
+    const size_t size = f.size[code];
     if (static_cast<size_t>(end - p) < size) [[unlikely]]
       break;
-    if (code < kOpCount) [[likely]] {
+    if (code >= mwb::kCompactBase) [[likely]] {
       if (pending_) verdict();
-      start<Sharded>(code, p);
+      if (start<Sharded>(p)) compact(code, p + 1);
+    } else if (code < kOpCount) {
+      if (pending_) verdict();
+      if (start<Sharded>(p)) {
+        mwb::decode_op(static_cast<OpCode>(code), p + 1, caps_, op_);
+        out_ = fast_.step(op_);
+        if (outcomes_) [[unlikely]]
+          outcomes_->push_back(out_);
+      }
     } else if (code == mwb::kExpectCode && pending_) {
       // Mostly one fallback clause per op: kept without further ado.
       if ((p[1] & 0x80) && !(seen_ & (kFallback | kSpecific))) [[likely]] {
@@ -73,42 +82,53 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
   }
   // The next feed brings other bytes: keep the pending op's record.
   if (pending_ && rec_) {
-    std::memcpy(held_.data(), rec_, mwb::kRecordSize[mwb::kCodeOf[*rec_]]);
+    std::memcpy(held_.data(), rec_, f.size[f.code_of[*rec_]]);
     rec_ = nullptr;
   }
   return static_cast<size_t>(p - rec.data());
 }
 
-// Runs the op record at p (its code byte) if it is this shard's.
+// Starts the op record at p (its code byte); returns whether it is this
+// shard's, and so is to be run.
 template <bool Sharded>
-[[gnu::always_inline]] inline void Engine::start(uint8_t code, const uint8_t* p) {
+[[gnu::always_inline]] inline bool Engine::start(const uint8_t* p) {
   ++index_;
   if constexpr (Sharded) {
-    pending_ = mine(code, p + 1);
-    if (!pending_) return;
-    counts_ = filter_.me == 0 || mwb::kAnchorKind[code] != HandleKind::Buf;
+    pending_ = mine(p);
+    if (!pending_) return false;
+    HandleKind k = HandleKind::Buf;
+    uint32_t h = 0;
+    mwb::anchor(*fmt_, p, caps_, k, h);
+    counts_ = filter_.me == 0 || k != HandleKind::Buf;
   } else {
     pending_ = counts_ = true;
   }
   rec_ = p;
-  out_ = run(code, p + 1);
-  if (outcomes_) [[unlikely]]
-    outcomes_->push_back(out_);
   seen_ = 0;
   want_ = kUnchecked;
+  return true;
 }
 
-// Returns the outcome of the op record (p after its code byte) on the
-// model, decoded straight into the op's typed view.
-[[gnu::always_inline]] inline Outcome Engine::run(uint8_t code, const uint8_t* p) {
-  switch (static_cast<OpCode>(code)) {
-#define OP(name, kind, summary) \
-  case OpCode::name:            \
-    return model_.step(mwb::decode_view<args::name>(p, caps_));
-    MWC_OPS(OP)
-#undef OP
+// Runs a compact record (p after its code byte): through the fast path,
+// else (a refusal, a stale copy) on the model. A folded code brings the
+// usual outcome as the op's fallback clause.
+[[gnu::always_inline]] inline void Engine::compact(uint8_t code, const uint8_t* p) {
+  const mwb::Compact c = mwb::decode_compact(code, p, caps_);
+  const bool write = c.op == OpCode::peer_write;
+  if (fast_.pass(c.qp, c.key, c.h, c.off, c.len, write ? acc::REMOTE_WRITE : acc::REMOTE_READ,
+                 false)) [[likely]] {
+    ++compact_hits_;
+    out_ = mwb::kUsualOutcome;
+  } else {
+    mwb::compact_op(c, default_op(c.op), op_);
+    out_ = fast_.slow(op_);
   }
-  __builtin_unreachable();
+  if (outcomes_) [[unlikely]]
+    outcomes_->push_back(out_);
+  if (c.folded) {
+    seen_ = kFallback;
+    want_ = mwb::kUsualWord;
+  }
 }
 
 // Keeps an expectation of the pending op as the whole-trace decoder would
@@ -140,9 +160,8 @@ void Engine::check(uint64_t word) {
   if (matches(want, out_)) return;
   if (++v_.mismatches > Verdicts::kKeep) return;
   const uint8_t* rec = rec_ ? rec_ : held_.data();
-  const auto code = static_cast<OpCode>(mwb::kCodeOf[*rec]);
-  Op op = default_op(code);
-  mwb::decode_op(code, rec + 1, caps_, op);
+  Op op;
+  mwb::decode_any_op(*fmt_, rec, caps_, op);
   v_.first.push_back(Mismatch{index_ - 1, op_to_text(op), to_text(out_), to_text(want),
                                 std::string(rule_desc(out_.rule).id)});
 }

@@ -76,7 +76,7 @@ void expect_same(const Verdicts& a, const Verdicts& b, const std::string& what) 
 Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Profile& p, int column, size_t step,
                       std::vector<Outcome>& outs) {
   const Trace t = std::get<Trace>(decode_mwb(mwb));
-  Engine e(p, column, t.caps);
+  Engine e(p, column, t.caps, static_cast<uint16_t>(mwb[4]));
   e.record_outcomes(&outs);
   std::vector<uint8_t> pending;
   const size_t end = mwb.size() - (mwb[28] | mwb[29] << 8 | mwb[30] << 16 | mwb[31] << 24);
@@ -94,8 +94,9 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
   uint64_t mismatches = 0;
   for (const auto& f : files) {
     const Trace t = testing::parse_or_fail(testing::read_file(f));
-    const auto mwb = encode_mwb(t);
+    for (const uint16_t version : {uint16_t{1}, uint16_t{2}})
     for (const auto& u : unders()) {
+      const auto mwb = encode_mwb(t, version);
       ModelBackend backend(parse(u.spec), u.column);
       std::vector<Outcome> want;
       backend.run(t, want);
@@ -104,7 +105,8 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
       for (size_t step : {size_t{1}, size_t{7}, mwb.size()}) {
         std::vector<Outcome> got;
         const Verdicts v = replay_bytes(mwb, parse(u.spec), u.column, step, got);
-        const std::string what = f.filename().string() + " under " + u.spec;
+        const std::string what =
+            f.filename().string() + " under " + u.spec + " version " + std::to_string(version);
         ASSERT_EQ(got.size(), want.size()) << what;
         for (size_t i = 0; i < got.size(); ++i) {
           EXPECT_EQ(got[i], want[i]) << what << " op " << i + 1;

@@ -28,7 +28,7 @@ struct ReplayRun {
 // objects are partitioned (in pieces, one per thread), the components
 // spread over shards, and each shard's ops replayed by its own engine.
 ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, const Profile& p,
-                   int column, int threads);
+                         int column, int threads, uint16_t version = kMwbVersion);
 
 // Replays one file under a profile, checking the expectations of `column`;
 // sharded when threads > 1 and the file is regular (a pipe streams).

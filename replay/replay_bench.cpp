@@ -28,8 +28,7 @@ class VectorSink final : public TraceSink {
   Caps caps{};
   void begin(const Caps& c) override { caps = c; }
   void op(const Op& op, const std::vector<Expectation>& es) override {
-    mwb::encode_op(op, bytes);
-    for (const auto& e : es) mwb::encode_expect(e, bytes);
+    mwb::encode_op_with(op, es, bytes, kMwbVersion);
   }
   bool end() override { return true; }
 };

@@ -1,0 +1,186 @@
+// The replay's data path, shaped like a NIC's: a peer's RDMA read, write or
+// atomic through the current key of a window or an MR is checked against
+// flat per-slot copies (QP word; window or MR slot with the fields the
+// rules read, the window's MR folded in), refreshed from the model after
+// each op that runs on it. The checks are the rule templates of rules.hpp
+// (grants, remote_range_ok, translate, atomic_aligned) on those copies. A
+// pass means the model would answer the usual success and change nothing;
+// anything else (a refusal, a stale copy, an op of another shape) runs on
+// the model itself. D is the rules' domain: a test breaks one template
+// (broken_rules.hpp) to see the differential tests fail.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "refmodel/model.hpp"
+#include "refmodel/rules.hpp"
+
+namespace mwc::replay {
+
+template <class D = Concrete>
+class FastPathT {
+ public:
+  // A fast path over `model` (reset for caps; outlives this). Allocates.
+  FastPathT(Model& model, const Caps& caps)
+      : model_(model),
+        range_(model.remote_range_alt()),
+        qps_(caps[4]),
+        wins_(caps[3]),
+        mrs_(caps[2]),
+        mr_gen_(caps[2], 0) {}
+
+  // Returns whether a hot op through the key `key` of object h (a window
+  // for MwCur, an MR for Mr; the address an offset into the same object)
+  // passes every check, and so succeeds with no change of state. False:
+  // ask the model.
+  [[gnu::always_inline]] bool pass(uint32_t qp, RkeyBase key, uint32_t h, uint64_t off,
+                                   uint64_t len, uint32_t right, bool atomic) const {
+    const QpWord q = qps_[qp];
+    if (!(q.serves & bit(right))) [[unlikely]]
+      return false;
+    if (key == RkeyBase::MwCur) {
+      const WinSlot& s = wins_[h];
+      if (!s.ok || s.pd != q.pd || (s.owner != kNoHandle && s.owner != qp) ||
+          mr_gen_[s.mr] != s.mr_gen) [[unlikely]]
+        return false;
+      // Addr{Mw, h, off} as the model resolves it.
+      const uint64_t raddr = (s.zb ? 0 : s.addr) + off;
+      return rules::grants<D>(s.access, right) &&
+             rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen, range_) &&
+             (!atomic || rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)));
+    }
+    if (key == RkeyBase::Mr) {
+      const MrSlot& s = mrs_[h];
+      const uint64_t raddr = s.iova + off;  // Addr{Mr, h, off}
+      return s.ok && s.pd == q.pd && rules::grants<D>(s.access, right) &&
+             rules::range_within<D>(raddr, len, s.iova, s.len) &&
+             (!atomic || rules::atomic_aligned<D>(raddr));
+    }
+    return false;
+  }
+
+  // Returns the outcome of op: the usual success when the fast path passes
+  // it, else the model's (and the copies of what it names refreshed).
+  Outcome step(const Op& op) {
+    uint32_t right = 0;
+    bool atomic = false;
+    switch (op.code) {
+      case OpCode::peer_write: right = acc::REMOTE_WRITE; break;
+      case OpCode::peer_read: right = acc::REMOTE_READ; break;
+      case OpCode::peer_fetch_add:
+      case OpCode::peer_cmp_swap: right = acc::REMOTE_ATOMIC, atomic = true; break;
+      default: return slow(op);
+    }
+    const Arg &key = op.a[1], &addr = op.a[2];
+    const auto kb = static_cast<RkeyBase>(key.tag);
+    const AddrBase at = kb == RkeyBase::Mr ? AddrBase::Mr : AddrBase::Mw;
+    const bool shaped = (kb == RkeyBase::MwCur || kb == RkeyBase::Mr) && key.v == 0 &&
+                        addr.tag == static_cast<uint8_t>(at) && addr.h == key.h;
+    const uint64_t len = atomic ? 8 : op.a[3].v;
+    if (shaped && pass(op.a[0].h, kb, key.h, addr.v, len, right, atomic)) {
+      ++hits_;
+      return kSuccess;
+    }
+    return slow(op);
+  }
+
+  // Returns the model's outcome of op, and refreshes the copies of every
+  // object op names (its handles, its addresses' bases, its keys' objects).
+  Outcome slow(const Op& op) {
+    const Outcome o = model_.step(op);
+    const OpDesc& d = op_desc(op.code);
+    for (size_t f = 0; f < d.fields.size(); ++f) touch(d.fields[f].kind, op.a[f]);
+    return o;
+  }
+
+  // Returns how many ops passed the fast path.
+  uint64_t hits() const { return hits_; }
+
+ private:
+  static constexpr Outcome kSuccess = [] {
+    Outcome o;
+    o.wc = WcStatus::kIBV_WC_SUCCESS;
+    o.rule = Rule::remote_ok;
+    return o;
+  }();
+  static constexpr uint8_t bit(uint32_t right) {
+    return right == acc::REMOTE_WRITE ? 1 : right == acc::REMOTE_READ ? 2 : 4;
+  }
+  struct QpWord {
+    uint32_t pd = 0;
+    uint8_t serves = 0;  // bit(right) for each right its responder takes
+  };
+  struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
+    bool ok = false, zb = false;
+    uint32_t pd = 0, owner = kNoHandle, access = 0, mr = 0, mr_gen = 0;
+    uint64_t addr = 0, len = 0, iova = 0, mlen = 0;
+  };
+  struct MrSlot {
+    bool ok = false;
+    uint32_t pd = 0, access = 0, rkey = 0;
+    uint64_t iova = 0, len = 0;
+    friend bool operator==(const MrSlot&, const MrSlot&) = default;
+  };
+
+  void touch(FieldKind k, const Arg& a) {
+    switch (k) {
+      case FieldKind::Qp: return refresh_qp(a.h);
+      case FieldKind::Mw: return refresh_win(a.h);
+      case FieldKind::Mr: return refresh_mr(a.h);
+      case FieldKind::Addr:
+        if (a.tag == static_cast<uint8_t>(AddrBase::Mw)) refresh_win(a.h);
+        if (a.tag == static_cast<uint8_t>(AddrBase::Mr)) refresh_mr(a.h);
+        return;
+      case FieldKind::Rkey: {
+        const uint32_t idx = model_.rkey_of(a) >> 8;  // keys keep their object's index
+        if (idx & kMwIndexBit) refresh_win(idx & ~kMwIndexBit);
+        else if (idx) refresh_mr(idx - 1);
+        if (a.tag == static_cast<uint8_t>(RkeyBase::Mr)) refresh_mr(a.h);
+        else if (a.tag != static_cast<uint8_t>(RkeyBase::Raw)) refresh_win(a.h);
+        return;
+      }
+      default: return;
+    }
+  }
+  void refresh_qp(uint32_t h) {
+    if (h >= qps_.size()) return;
+    QpWord& q = qps_[h];
+    q.pd = model_.qp_pd(h);
+    q.serves = 0;
+    for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
+      if (model_.serves(h, r)) q.serves |= bit(r);
+  }
+  void refresh_win(uint32_t h) {
+    if (h >= wins_.size()) return;
+    WinSlot& s = wins_[h];
+    const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::MwCur)});
+    const Model::KeyTarget t = model_.key_target(rkey);
+    // Only the window's own slot: the current key names window h itself.
+    s.ok = t.ok && t.window && (rkey >> 8) == (kMwIndexBit | h);
+    s.zb = t.zero_based;
+    s.pd = t.pd, s.owner = t.owner, s.access = t.access;
+    s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
+    s.mr = t.ok ? t.mr : 0;
+    s.mr_gen = mr_gen_[s.mr];
+  }
+  void refresh_mr(uint32_t h) {
+    if (h >= mrs_.size()) return;
+    const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::Mr)});
+    const Model::KeyTarget t = model_.key_target(rkey);
+    const MrSlot now{t.ok && !t.window, t.pd, t.access, rkey, t.addr, t.len};
+    // The windows over it copied it: a change makes their copies stale.
+    if (!(now == mrs_[h])) ++mr_gen_[h], mrs_[h] = now;
+  }
+
+  Model& model_;
+  uint8_t range_;
+  std::vector<QpWord> qps_;
+  std::vector<WinSlot> wins_;
+  std::vector<MrSlot> mrs_;
+  std::vector<uint32_t> mr_gen_;
+  uint64_t hits_ = 0;
+};
+
+using FastPath = FastPathT<>;
+
+}  // namespace mwc::replay
