@@ -60,6 +60,23 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
       break;
     if (code >= mwb::kCompactBase) [[likely]] {
       if (pending_) verdict();
+      // The usual case, decided here: the usual outcome expected, the fast
+      // path passes, and no expectation record follows to add a clause.
+      if constexpr (!Sharded) {
+        // (At the end of the bytes fed, the next feed may bring one.)
+        const bool alone = end - p > static_cast<ptrdiff_t>(size) &&
+                           f.code_of[p[size]] != mwb::kExpectCode;
+        if (((code - mwb::kCompactBase) & 1) && alone && !outcomes_) [[likely]] {
+          const mwb::Compact c = mwb::decode_compact(code, p + 1, caps_);
+          const uint32_t right =
+              c.op == OpCode::peer_write ? acc::REMOTE_WRITE : acc::REMOTE_READ;
+          if (fast_.pass(c.qp, c.key, c.h, c.off, c.len, right, false)) [[likely]] {
+            ++index_, ++v_.ops, ++v_.checked, ++compact_hits_;
+            p += size;
+            continue;
+          }
+        }
+      }
       if (start<Sharded>(p)) compact(code, p + 1);
     } else if (code < kOpCount) {
       if (pending_) verdict();

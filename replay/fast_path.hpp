@@ -27,21 +27,29 @@ class FastPathT {
         qps_(caps[4]),
         wins_(caps[3]),
         mrs_(caps[2]),
-        mr_gen_(caps[2], 0) {}
+        mr_gen_(caps[2], 0),
+        mr_stale_(caps[2], 1) {}
 
   // Returns whether a hot op through the key `key` of object h (a window
   // for MwCur, an MR for Mr; the address an offset into the same object)
   // passes every check, and so succeeds with no change of state. False:
   // ask the model.
-  [[gnu::always_inline]] bool pass(uint32_t qp, RkeyBase key, uint32_t h, uint64_t off,
-                                   uint64_t len, uint32_t right, bool atomic) const {
+  [[gnu::always_inline, gnu::flatten]] bool pass(uint32_t qp, RkeyBase key, uint32_t h, uint64_t off,
+                                   uint64_t len, uint32_t right, bool atomic) {
+    if (qps_[qp].stale) [[unlikely]]
+      refresh_qp(qp);
     const QpWord q = qps_[qp];
     if (!(q.serves & bit(right))) [[unlikely]]
       return false;
     if (key == RkeyBase::MwCur) {
+      if (wins_[h].stale) [[unlikely]]
+        refresh_win(h);
       const WinSlot& s = wins_[h];
-      if (!s.ok || s.pd != q.pd || (s.owner != kNoHandle && s.owner != qp) ||
-          mr_gen_[s.mr] != s.mr_gen) [[unlikely]]
+      if (!s.ok || s.pd != q.pd || (s.owner != kNoHandle && s.owner != qp)) [[unlikely]]
+        return false;
+      if (mr_stale_[s.mr]) [[unlikely]]
+        refresh_mr(s.mr);
+      if (mr_gen_[s.mr] != s.mr_gen) [[unlikely]]
         return false;
       // Addr{Mw, h, off} as the model resolves it.
       const uint64_t raddr = (s.zb ? 0 : s.addr) + off;
@@ -50,6 +58,8 @@ class FastPathT {
              (!atomic || rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)));
     }
     if (key == RkeyBase::Mr) {
+      if (mr_stale_[h]) [[unlikely]]
+        refresh_mr(h);
       const MrSlot& s = mrs_[h];
       const uint64_t raddr = s.iova + off;  // Addr{Mr, h, off}
       return s.ok && s.pd == q.pd && rules::grants<D>(s.access, right) &&
@@ -84,12 +94,24 @@ class FastPathT {
     return slow(op);
   }
 
-  // Returns the model's outcome of op, and refreshes the copies of every
-  // object op names (its handles, its addresses' bases, its keys' objects).
+  // Returns the model's outcome of op; the copies of every object op names
+  // (its handles, its addresses' bases, its keys' objects) become stale,
+  // to be taken again from the model when next read.
   Outcome slow(const Op& op) {
     const Outcome o = model_.step(op);
-    const OpDesc& d = op_desc(op.code);
-    for (size_t f = 0; f < d.fields.size(); ++f) touch(d.fields[f].kind, op.a[f]);
+    switch (op.code) {
+#define MWC_TOUCH(kind, fname, mode, def, lo, hi) touch<FieldKind::kind>(op.a[i++]);
+#define OP(name, kind, summary) \
+  case OpCode::name: {          \
+    int i = 0;                  \
+    MWC_FIELDS_##name(MWC_TOUCH) \
+    (void)i;                    \
+    break;                      \
+  }
+      MWC_OPS(OP)
+#undef OP
+#undef MWC_TOUCH
+    }
     return o;
   }
 
@@ -106,12 +128,14 @@ class FastPathT {
   static constexpr uint8_t bit(uint32_t right) {
     return right == acc::REMOTE_WRITE ? 1 : right == acc::REMOTE_READ ? 2 : 4;
   }
+  // Each copy is stale (to be taken from the model) until first read.
   struct QpWord {
     uint32_t pd = 0;
     uint8_t serves = 0;  // bit(right) for each right its responder takes
+    bool stale = true;
   };
   struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
-    bool ok = false, zb = false;
+    bool stale = true, ok = false, zb = false;
     uint32_t pd = 0, owner = kNoHandle, access = 0, mr = 0, mr_gen = 0;
     uint64_t addr = 0, len = 0, iova = 0, mlen = 0;
   };
@@ -122,37 +146,42 @@ class FastPathT {
     friend bool operator==(const MrSlot&, const MrSlot&) = default;
   };
 
-  void touch(FieldKind k, const Arg& a) {
-    switch (k) {
-      case FieldKind::Qp: return refresh_qp(a.h);
-      case FieldKind::Mw: return refresh_win(a.h);
-      case FieldKind::Mr: return refresh_mr(a.h);
-      case FieldKind::Addr:
-        if (a.tag == static_cast<uint8_t>(AddrBase::Mw)) refresh_win(a.h);
-        if (a.tag == static_cast<uint8_t>(AddrBase::Mr)) refresh_mr(a.h);
-        return;
-      case FieldKind::Rkey: {
-        const uint32_t idx = model_.rkey_of(a) >> 8;  // keys keep their object's index
-        if (idx & kMwIndexBit) refresh_win(idx & ~kMwIndexBit);
-        else if (idx) refresh_mr(idx - 1);
-        if (a.tag == static_cast<uint8_t>(RkeyBase::Mr)) refresh_mr(a.h);
-        else if (a.tag != static_cast<uint8_t>(RkeyBase::Raw)) refresh_win(a.h);
-        return;
-      }
-      default: return;
+  template <FieldKind K>
+  void touch(const Arg& a) {
+    if constexpr (K == FieldKind::Qp) {
+      if (a.h < qps_.size()) qps_[a.h].stale = true;
+    } else if constexpr (K == FieldKind::Mw) {
+      stale_win(a.h);
+    } else if constexpr (K == FieldKind::Mr) {
+      stale_mr(a.h);
+    } else if constexpr (K == FieldKind::Addr) {
+      if (a.tag == static_cast<uint8_t>(AddrBase::Mw)) stale_win(a.h);
+      if (a.tag == static_cast<uint8_t>(AddrBase::Mr)) stale_mr(a.h);
+    } else if constexpr (K == FieldKind::Rkey) {
+      // Keys keep their object's index: a raw key names it by index.
+      if (a.tag == static_cast<uint8_t>(RkeyBase::Mr)) stale_mr(a.h);
+      else if (a.tag != static_cast<uint8_t>(RkeyBase::Raw)) stale_win(a.h);
+      else if ((a.h >> 8) & kMwIndexBit) stale_win((a.h >> 8) & ~kMwIndexBit);
+      else if (a.h >> 8) stale_mr((a.h >> 8) - 1);
     }
   }
-  void refresh_qp(uint32_t h) {
-    if (h >= qps_.size()) return;
+  void stale_win(uint32_t h) {
+    if (h < wins_.size()) wins_[h].stale = true;
+  }
+  void stale_mr(uint32_t h) {
+    if (h < mrs_.size()) mr_stale_[h] = 1;
+  }
+  [[gnu::noinline, gnu::cold]] void refresh_qp(uint32_t h) {
     QpWord& q = qps_[h];
+    q.stale = false;
     q.pd = model_.qp_pd(h);
     q.serves = 0;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (model_.serves(h, r)) q.serves |= bit(r);
   }
-  void refresh_win(uint32_t h) {
-    if (h >= wins_.size()) return;
+  [[gnu::noinline, gnu::cold]] void refresh_win(uint32_t h) {
     WinSlot& s = wins_[h];
+    s.stale = false;
     const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::MwCur)});
     const Model::KeyTarget t = model_.key_target(rkey);
     // Only the window's own slot: the current key names window h itself.
@@ -161,10 +190,11 @@ class FastPathT {
     s.pd = t.pd, s.owner = t.owner, s.access = t.access;
     s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
     s.mr = t.ok ? t.mr : 0;
+    if (mr_stale_[s.mr]) refresh_mr(s.mr);
     s.mr_gen = mr_gen_[s.mr];
   }
-  void refresh_mr(uint32_t h) {
-    if (h >= mrs_.size()) return;
+  [[gnu::noinline, gnu::cold]] void refresh_mr(uint32_t h) {
+    mr_stale_[h] = 0;
     const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::Mr)});
     const Model::KeyTarget t = model_.key_target(rkey);
     const MrSlot now{t.ok && !t.window, t.pd, t.access, rkey, t.addr, t.len};
@@ -178,6 +208,7 @@ class FastPathT {
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
   std::vector<uint32_t> mr_gen_;
+  std::vector<uint8_t> mr_stale_;
   uint64_t hits_ = 0;
 };
 
