@@ -119,6 +119,17 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
   EXPECT_GT(mismatches, 0u) << "the adjusted profiles should mismatch somewhere";
 }
 
+// The record bytes of a .mwb image, as a replay source.
+uint64_t body_size(const std::vector<uint8_t>& mwb) {
+  return mwb.size() - kMwbHeaderSize - (mwb[28] | mwb[29] << 8 | mwb[30] << 16 | mwb[31] << 24);
+}
+Source memory(const std::vector<uint8_t>& mwb) {
+  return [&mwb](uint64_t begin, uint64_t end, const Feed& feed) {
+    feed(std::span(mwb).subspan(kMwbHeaderSize + begin, end - begin));
+    return std::string();
+  };
+}
+
 TEST(Engine, ShardedReplayDecidesAsOneThread) {
   const fs::path dir = fs::temp_directory_path() / "mwcheck_engine_test";
   fs::create_directories(dir);
@@ -130,9 +141,11 @@ TEST(Engine, ShardedReplayDecidesAsOneThread) {
         .write(reinterpret_cast<const char*>(mwb.data()), static_cast<long>(mwb.size()));
     for (const auto& u : unders()) {
       const ReplayRun one = replay_file(path, parse(u.spec), u.column, 1);
-      const ReplayRun four = replay_file(path, parse(u.spec), u.column, 4);
+      const ReplayRun four = replay_sharded(memory(mwb), body_size(mwb), t.caps, parse(u.spec),
+                                            u.column, 4, kMwbVersion);
       ASSERT_EQ(one.error, "");
       ASSERT_EQ(four.error, "");
+      EXPECT_EQ(one.bytes, body_size(mwb));
       expect_same(four.verdicts, one.verdicts, path.string() + " under " + u.spec);
     }
   }
@@ -149,11 +162,21 @@ TEST(Engine, GeneratedTracesSplitIntoShards) {
   o.pds = 5, o.mrs_per_pd = 8, o.mws_per_pd = 32, o.qps_per_pd = 2;
   EXPECT_EQ(generate(o, *binary_sink(f)), "");
   std::fclose(f);
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<uint8_t> mwb{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  ASSERT_GT(mwb.size(), kMwbHeaderSize);
+  const Trace t = std::get<Trace>(decode_mwb(mwb));
   for (const auto& [spec, column] : {std::pair{"mlx5", 4}, {"verbs+dereg_bound=allowed", -1}}) {
     const ReplayRun one = replay_file(path, parse(spec), column, 1);
-    const ReplayRun two = replay_file(path, parse(spec), column, 2);
+    const ReplayRun two = replay_sharded(memory(mwb), body_size(mwb), t.caps, parse(spec), column, 2,
+                                         kMwbVersion);
     ASSERT_EQ(two.error, "");
     EXPECT_EQ(two.shards, 2);
+    // One file on two threads: one engine, and a note saying to shard.
+    const ReplayRun file_two = replay_file(path, parse(spec), column, 2);
+    EXPECT_EQ(file_two.shards, 1);
+    EXPECT_NE(file_two.note.find("--shards"), std::string::npos);
+    expect_same(file_two.verdicts, one.verdicts, spec);
     EXPECT_EQ(one.verdicts.ops, 20000u);
     expect_same(two.verdicts, one.verdicts, spec);
   }

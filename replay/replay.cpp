@@ -74,24 +74,19 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
 ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads) {
   const auto t0 = std::chrono::steady_clock::now();
   ReplayRun run;
-  Reader head(path);
-  if (!head.ok()) {
-    run.error = head.error();
+  Reader r(path);
+  if (!r.ok()) {
+    run.error = r.error();
     return run;
   }
-  if (!head.rereadable()) {  // a pipe: one pass, one engine
-    Engine e(p, column, head.caps(), head.version());
-    if (!head.for_each_chunk([&](std::span<const uint8_t> rec) { return e.feed(rec); }))
-      run.error = head.error();
-    run.verdicts = e.finish();
-    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return run;
-  }
-  const Source file = [&](uint64_t begin, uint64_t end, const Feed& feed) {
-    Reader r(path);
-    return r.for_each_chunk(feed, begin, end) ? std::string() : r.error();
-  };
-  run = replay_sharded(file, head.record_bytes(), head.caps(), p, column, threads, head.version());
+  if (threads > 1)
+    run.note = "one file replays on one thread (threads would each read all of it): write shards "
+               "with `mwcheck gen --shards N` and replay them with --threads N";
+  Engine e(p, column, r.caps(), r.version());
+  if (!r.for_each_chunk([&](std::span<const uint8_t> rec) { return e.feed(rec); }))
+    run.error = r.error();
+  run.verdicts = e.finish();
+  run.bytes = r.bytes_read();
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }
