@@ -69,6 +69,12 @@ class FastPathT {
     return false;
   }
 
+  // Starts loading the copy a later pass() through key of object h reads.
+  void prefetch(RkeyBase key, uint32_t h) const {
+    if (key == RkeyBase::Mr) __builtin_prefetch(&mrs_[h]);
+    else __builtin_prefetch(&wins_[h]);
+  }
+
   // Returns the outcome of op: the usual success when the fast path passes
   // it, else the model's (and the copies of what it names refreshed).
   Outcome step(const Op& op) {

@@ -41,4 +41,19 @@ Divergence first_divergence(const Trace& t, const Profile& p) {
   return d;
 }
 
+// Returns t with each peer read, write and atomic through a window's or an
+// MR's key rebased onto that object (offset kept modulo 4096, key byte
+// delta 0): the shape the fast path takes, so random traces reach it.
+inline Trace fast_shaped(Trace t) {
+  for (Op& op : t.ops) {
+    if (op_desc(op.code).kind != OpKind::Remote || op.code == OpCode::peer_send_inv) continue;
+    Arg& key = op.a[1];
+    if (key.tag == static_cast<uint8_t>(RkeyBase::Raw)) continue;
+    key.v = 0;
+    const bool mr = key.tag == static_cast<uint8_t>(RkeyBase::Mr);
+    op.a[2] = Arg{op.a[2].v % 4096, key.h, static_cast<uint8_t>(mr ? AddrBase::Mr : AddrBase::Mw)};
+  }
+  return t;
+}
+
 }  // namespace mwc::replay
