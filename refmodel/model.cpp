@@ -17,9 +17,6 @@ using C = Concrete;
 constexpr uint32_t kRdmaRegAccess[] = {
     acc::LOCAL_WRITE, acc::LOCAL_WRITE | acc::REMOTE_READ, acc::LOCAL_WRITE | acc::REMOTE_WRITE};
 bool bind_transport_ok(uint32_t t) { return t == qpt::RC || t == qpt::UC || t == qpt::XRC_SEND; }
-bool responds(QpState s) {
-  return s == QpState::kRTR || s == QpState::kRTS || s == QpState::kSQD;
-}
 }  // namespace
 
 Model::Model(Profile profile, Mutant mutant) : profile_(std::move(profile)), mutant_(mutant) {}
@@ -94,12 +91,6 @@ Model::KeyTarget Model::key_target(uint32_t rkey) const {
   const Mr& m = mrs_[idx - 1];
   if (!m.live || m.rkey(idx - 1) != rkey) return t;
   return KeyTarget{true, false, false, m.pd, kNoHandle, m.access, idx - 1, m.iova, m.len, m.iova, m.len};
-}
-
-bool Model::serves(uint32_t qp, uint32_t right) const {
-  const Qp* q = qp < qps_.size() && qps_[qp].live ? &qps_[qp] : nullptr;
-  return q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
-         !q->peer_err && responds(q->state);
 }
 
 // ---- resources ---------------------------------------------------------

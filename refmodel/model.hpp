@@ -75,7 +75,11 @@ class Model {
   KeyTarget key_target(uint32_t rkey) const;
   // Returns whether QP qp's responder takes a request needing `right` at
   // all (else it is refused before any key is looked at).
-  bool serves(uint32_t qp, uint32_t right) const;
+  bool serves(uint32_t qp, uint32_t right) const {
+    const Qp* q = qp < qps_.size() && qps_[qp].live ? &qps_[qp] : nullptr;
+    return q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
+           !q->peer_err && responds(q->state);
+  }
   // Returns the PD of QP qp (0 when it is no live QP).
   uint32_t qp_pd(uint32_t qp) const { return qp < qps_.size() ? qps_[qp].pd : 0; }
   // Returns the rkey an rkey reference names now.
@@ -136,6 +140,10 @@ class Model {
     Arg key;
   };
 
+  // Returns whether a QP in state s answers its peer's requests.
+  static constexpr bool responds(QpState s) {
+    return s == QpState::kRTR || s == QpState::kRTS || s == QpState::kSQD;
+  }
   Outcome bind(const BindReq& r);
   Outcome reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access, Rule ok);
   Outcome dereg(uint32_t h);

@@ -285,6 +285,15 @@ inline constexpr int kCompactOpCount = static_cast<int>(std::size(kCompactOps));
 inline constexpr uint8_t kCompactBase = kCodeCount;
 inline constexpr int kCodeCount2 = kCodeCount + 2 * kCompactOpCount;
 inline constexpr size_t kCompactSize = 12;
+// The remote right each compact code's op needs, by code - kCompactBase.
+inline constexpr uint32_t kCompactRight[2 * kCompactOpCount] = {
+#define C(name) \
+  OpCode::name == OpCode::peer_write ? acc::REMOTE_WRITE : acc::REMOTE_READ, \
+  OpCode::name == OpCode::peer_write ? acc::REMOTE_WRITE : acc::REMOTE_READ,
+    MWC_COMPACT_OPS(C)
+#undef C
+};
+static_assert(kCompactOpCount == 2, "kCompactRight knows peer_write and peer_read only");
 inline constexpr RkeyBase kCompactKey[4] = {RkeyBase::MwCur, RkeyBase::MwPrev, RkeyBase::Mr,
                                             RkeyBase::MwCur};
 
@@ -326,7 +335,7 @@ struct Compact {
 };
 // Returns the fields of a compact record of code `code` (p after the code byte).
 inline Compact decode_compact(uint8_t code, const uint8_t* p, const Caps& caps) {
-  const uint32_t obj = static_cast<uint32_t>(detail::le(p, 3));
+  const uint32_t obj = detail::le32(p) & 0xffffff;  // the record has 11 bytes after the code
   const unsigned i = static_cast<unsigned>(code - kCompactBase);
   Compact c;
   c.op = kCompactOps[i >> 1];

@@ -53,26 +53,13 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
   const uint8_t* p = rec.data();
   const uint8_t* const end = p + rec.size();
   const mwb::Format& f = *fmt_;
-  // A second cursor kAhead bytes in front starts loading the slots its
-  // compact records will read: the table lookups of a run of independent
-  // ops overlap instead of waiting one after the other.
-  constexpr ptrdiff_t kAhead = 256;
-  const uint8_t* ahead = p;
+  // Ops the record loop passed since they were last counted.
+  uint64_t passed = 0;
+  const auto count = [&](uint64_t& n) {
+    index_ += n, v_.ops += n, v_.checked += n, compact_hits_ += n;
+    n = 0;
+  };
   while (p < end) {
-    if constexpr (!Sharded) {
-      while (ahead - p < kAhead && ahead < end) {
-        const uint8_t c = f.code_of[*ahead];
-        if (end - ahead < f.size[c]) {
-          ahead = end;
-          break;
-        }
-        if (c >= mwb::kCompactBase) {
-          const mwb::Compact k = mwb::decode_compact(c, ahead + 1, caps_);
-          fast_.prefetch(k.key, k.h);
-        }
-        ahead += f.size[c];
-      }
-    }
     const uint8_t code = f.code_of[*p];
     const size_t size = f.size[code];
     if (static_cast<size_t>(end - p) < size) [[unlikely]]
@@ -87,17 +74,18 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
                            f.code_of[p[size]] != mwb::kExpectCode;
         if (((code - mwb::kCompactBase) & 1) && alone && !outcomes_) [[likely]] {
           const mwb::Compact c = mwb::decode_compact(code, p + 1, caps_);
-          const uint32_t right =
-              c.op == OpCode::peer_write ? acc::REMOTE_WRITE : acc::REMOTE_READ;
+          const uint32_t right = mwb::kCompactRight[code - mwb::kCompactBase];
           if (fast_.pass(c.qp, c.key, c.h, c.off, c.len, right, false)) [[likely]] {
-            ++index_, ++v_.ops, ++v_.checked, ++compact_hits_;
+            ++passed;
             p += size;
             continue;
           }
         }
+        count(passed);
       }
       if (start<Sharded>(p)) compact(code, p + 1);
     } else if (code < kOpCount) {
+      if constexpr (!Sharded) count(passed);
       if (pending_) verdict();
       if (start<Sharded>(p)) {
         mwb::decode_op(static_cast<OpCode>(code), p + 1, caps_, op_);
@@ -116,6 +104,7 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
     }
     p += size;
   }
+  count(passed);
   // The next feed brings other bytes: keep the pending op's record.
   if (pending_ && rec_) {
     std::memcpy(held_.data(), rec_, f.size[f.code_of[*rec_]]);
@@ -150,8 +139,7 @@ template <bool Sharded>
 // usual outcome as the op's fallback clause.
 [[gnu::always_inline]] inline void Engine::compact(uint8_t code, const uint8_t* p) {
   const mwb::Compact c = mwb::decode_compact(code, p, caps_);
-  const bool write = c.op == OpCode::peer_write;
-  if (fast_.pass(c.qp, c.key, c.h, c.off, c.len, write ? acc::REMOTE_WRITE : acc::REMOTE_READ,
+  if (fast_.pass(c.qp, c.key, c.h, c.off, c.len, mwb::kCompactRight[code - mwb::kCompactBase],
                  false)) [[likely]] {
     ++compact_hits_;
     out_ = mwb::kUsualOutcome;

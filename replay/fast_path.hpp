@@ -27,29 +27,24 @@ class FastPathT {
         qps_(caps[4]),
         wins_(caps[3]),
         mrs_(caps[2]),
-        mr_gen_(caps[2], 0),
-        mr_stale_(caps[2], 1) {}
+        mr_gen_(caps[2], 0) {}
 
   // Returns whether a hot op through the key `key` of object h (a window
   // for MwCur, an MR for Mr; the address an offset into the same object)
   // passes every check, and so succeeds with no change of state. False:
   // ask the model.
-  [[gnu::always_inline, gnu::flatten]] bool pass(uint32_t qp, RkeyBase key, uint32_t h, uint64_t off,
-                                   uint64_t len, uint32_t right, bool atomic) {
-    if (qps_[qp].stale) [[unlikely]]
-      refresh_qp(qp);
-    const QpWord q = qps_[qp];
-    if (!(q.serves & bit(right))) [[unlikely]]
-      return false;
+  [[gnu::always_inline, gnu::flatten]] bool pass(uint32_t qp, RkeyBase key, uint32_t h,
+                                                 uint64_t off, uint64_t len, uint32_t right,
+                                                 bool atomic) {
+    if (!(qps_[qp].serves & bit(right))) [[unlikely]]
+      if (!fresh_qp(qp, right)) return false;
+    const uint32_t pd = qps_[qp].pd;
     if (key == RkeyBase::MwCur) {
-      if (wins_[h].stale) [[unlikely]]
-        refresh_win(h);
+      if (wins_[h].state != kOk) [[unlikely]]
+        if (!fresh_win(h)) return false;
       const WinSlot& s = wins_[h];
-      if (!s.ok || s.pd != q.pd || (s.owner != kNoHandle && s.owner != qp)) [[unlikely]]
-        return false;
-      if (mr_stale_[s.mr]) [[unlikely]]
-        refresh_mr(s.mr);
-      if (mr_gen_[s.mr] != s.mr_gen) [[unlikely]]
+      if (s.pd != pd || (s.owner != kNoHandle && s.owner != qp) || mr_gen_[s.mr] != s.mr_gen)
+          [[unlikely]]
         return false;
       // Addr{Mw, h, off} as the model resolves it.
       const uint64_t raddr = (s.zb ? 0 : s.addr) + off;
@@ -58,21 +53,13 @@ class FastPathT {
              (!atomic || rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)));
     }
     if (key == RkeyBase::Mr) {
-      if (mr_stale_[h]) [[unlikely]]
-        refresh_mr(h);
       const MrSlot& s = mrs_[h];
       const uint64_t raddr = s.iova + off;  // Addr{Mr, h, off}
-      return s.ok && s.pd == q.pd && rules::grants<D>(s.access, right) &&
+      return s.ok && s.pd == pd && rules::grants<D>(s.access, right) &&
              rules::range_within<D>(raddr, len, s.iova, s.len) &&
              (!atomic || rules::atomic_aligned<D>(raddr));
     }
     return false;
-  }
-
-  // Starts loading the copy a later pass() through key of object h reads.
-  void prefetch(RkeyBase key, uint32_t h) const {
-    if (key == RkeyBase::Mr) __builtin_prefetch(&mrs_[h]);
-    else __builtin_prefetch(&wins_[h]);
   }
 
   // Returns the outcome of op: the usual success when the fast path passes
@@ -134,14 +121,17 @@ class FastPathT {
   static constexpr uint8_t bit(uint32_t right) {
     return right == acc::REMOTE_WRITE ? 1 : right == acc::REMOTE_READ ? 2 : 4;
   }
-  // Each copy is stale (to be taken from the model) until first read.
+  // QP and window copies are stale (to be taken from the model when read)
+  // until first read, and after an op names their object.
+  static constexpr uint8_t kStaleQp = 0x80;
   struct QpWord {
     uint32_t pd = 0;
-    uint8_t serves = 0;  // bit(right) for each right its responder takes
-    bool stale = true;
+    uint8_t serves = kStaleQp;  // bit(right) for each right its responder takes
   };
+  enum : uint8_t { kRefused, kOk, kStale };
   struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
-    bool stale = true, ok = false, zb = false;
+    uint8_t state = kStale;
+    bool zb = false;
     uint32_t pd = 0, owner = kNoHandle, access = 0, mr = 0, mr_gen = 0;
     uint64_t addr = 0, len = 0, iova = 0, mlen = 0;
   };
@@ -155,7 +145,7 @@ class FastPathT {
   template <FieldKind K>
   void touch(const Arg& a) {
     if constexpr (K == FieldKind::Qp) {
-      if (a.h < qps_.size()) qps_[a.h].stale = true;
+      if (a.h < qps_.size()) qps_[a.h].serves = kStaleQp;
     } else if constexpr (K == FieldKind::Mw) {
       stale_win(a.h);
     } else if constexpr (K == FieldKind::Mr) {
@@ -172,35 +162,44 @@ class FastPathT {
     }
   }
   void stale_win(uint32_t h) {
-    if (h < wins_.size()) wins_[h].stale = true;
+    if (h < wins_.size()) wins_[h].state = kStale;
   }
+  // MRs change seldom, and windows copy them: taken again at once.
   void stale_mr(uint32_t h) {
-    if (h < mrs_.size()) mr_stale_[h] = 1;
+    if (h < mrs_.size()) refresh_mr(h);
   }
-  [[gnu::noinline, gnu::cold]] void refresh_qp(uint32_t h) {
+  // Returns whether QP qp serves `right`, its copy taken again if stale.
+  [[gnu::noinline, gnu::cold]] bool fresh_qp(uint32_t qp, uint32_t right) {
+    if (!(qps_[qp].serves & kStaleQp)) return false;
+    refresh_qp(qp);
+    return qps_[qp].serves & bit(right);
+  }
+  // Returns whether window h's copy is valid, taken again if stale.
+  [[gnu::noinline, gnu::cold]] bool fresh_win(uint32_t h) {
+    if (wins_[h].state != kStale) return false;
+    refresh_win(h);
+    return wins_[h].state == kOk;
+  }
+  void refresh_qp(uint32_t h) {
     QpWord& q = qps_[h];
-    q.stale = false;
     q.pd = model_.qp_pd(h);
     q.serves = 0;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (model_.serves(h, r)) q.serves |= bit(r);
   }
-  [[gnu::noinline, gnu::cold]] void refresh_win(uint32_t h) {
+  void refresh_win(uint32_t h) {
     WinSlot& s = wins_[h];
-    s.stale = false;
     const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::MwCur)});
     const Model::KeyTarget t = model_.key_target(rkey);
     // Only the window's own slot: the current key names window h itself.
-    s.ok = t.ok && t.window && (rkey >> 8) == (kMwIndexBit | h);
+    s.state = t.ok && t.window && (rkey >> 8) == (kMwIndexBit | h) ? kOk : kRefused;
     s.zb = t.zero_based;
     s.pd = t.pd, s.owner = t.owner, s.access = t.access;
     s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
     s.mr = t.ok ? t.mr : 0;
-    if (mr_stale_[s.mr]) refresh_mr(s.mr);
     s.mr_gen = mr_gen_[s.mr];
   }
-  [[gnu::noinline, gnu::cold]] void refresh_mr(uint32_t h) {
-    mr_stale_[h] = 0;
+  void refresh_mr(uint32_t h) {
     const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::Mr)});
     const Model::KeyTarget t = model_.key_target(rkey);
     const MrSlot now{t.ok && !t.window, t.pd, t.access, rkey, t.addr, t.len};
@@ -214,7 +213,6 @@ class FastPathT {
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
   std::vector<uint32_t> mr_gen_;
-  std::vector<uint8_t> mr_stale_;
   uint64_t hits_ = 0;
 };
 
