@@ -88,8 +88,7 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
       if constexpr (!Sharded) count(passed);
       if (pending_) verdict();
       if (start<Sharded>(p)) {
-        mwb::decode_op(static_cast<OpCode>(code), p + 1, caps_, op_);
-        out_ = fast_.step(op_);
+        out_ = run(code, p + 1);
         if (outcomes_) [[unlikely]]
           outcomes_->push_back(out_);
       }
@@ -132,6 +131,19 @@ template <bool Sharded>
   seen_ = 0;
   want_ = kUnchecked;
   return true;
+}
+
+// Returns the outcome of the op of a full record (p after its code byte),
+// decoded straight into the op's typed view.
+Outcome Engine::run(uint8_t code, const uint8_t* p) {
+  switch (static_cast<OpCode>(code)) {
+#define OP(name, kind, summary) \
+  case OpCode::name:            \
+    return fast_.run(mwb::decode_view<args::name>(p, caps_));
+    MWC_OPS(OP)
+#undef OP
+  }
+  __builtin_unreachable();
 }
 
 // Runs a compact record (p after its code byte): through the fast path,

@@ -72,6 +72,7 @@ class alignas(64) Engine {
   template <bool Sharded>
   bool start(const uint8_t* p);
   void compact(uint8_t code, const uint8_t* p);
+  Outcome run(uint8_t code, const uint8_t* p);
   void take_expect(const uint8_t* p);
   void verdict();
   [[gnu::noinline]] void check(uint64_t word);

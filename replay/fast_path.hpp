@@ -87,11 +87,40 @@ class FastPathT {
     return slow(op);
   }
 
+  // The same for an op given as its typed view (args::<name>), as the
+  // replay engine decodes a full record: no uniform Op in between.
+  template <class View>
+  Outcome run(const View& v) {
+    constexpr OpCode c = View::code;
+    if constexpr (c == OpCode::peer_write || c == OpCode::peer_read ||
+                  c == OpCode::peer_fetch_add || c == OpCode::peer_cmp_swap) {
+      constexpr bool atomic = c == OpCode::peer_fetch_add || c == OpCode::peer_cmp_swap;
+      constexpr uint32_t right = c == OpCode::peer_write  ? acc::REMOTE_WRITE
+                                 : c == OpCode::peer_read ? acc::REMOTE_READ
+                                                          : acc::REMOTE_ATOMIC;
+      uint64_t len = 8;
+      if constexpr (!atomic) len = v.len;
+      const auto kb = static_cast<RkeyBase>(v.rkey.tag);
+      const AddrBase at = kb == RkeyBase::Mr ? AddrBase::Mr : AddrBase::Mw;
+      if ((kb == RkeyBase::MwCur || kb == RkeyBase::Mr) && v.rkey.v == 0 &&
+          v.addr.tag == static_cast<uint8_t>(at) && v.addr.h == v.rkey.h &&
+          pass(v.qp, kb, v.rkey.h, v.addr.v, len, right, atomic)) {
+        ++hits_;
+        return kSuccess;
+      }
+    }
+    const Outcome o = model_.step(v);
+    last_mr_ = kNoHandle;
+    touch_view(v);
+    return o;
+  }
+
   // Returns the model's outcome of op; the copies of every object op names
   // (its handles, its addresses' bases, its keys' objects) become stale,
   // to be taken again from the model when next read.
   Outcome slow(const Op& op) {
     const Outcome o = model_.step(op);
+    last_mr_ = kNoHandle;
     switch (op.code) {
 #define MWC_TOUCH(kind, fname, mode, def, lo, hi) touch<FieldKind::kind>(op.a[i++]);
 #define OP(name, kind, summary) \
@@ -142,6 +171,19 @@ class FastPathT {
     friend bool operator==(const MrSlot&, const MrSlot&) = default;
   };
 
+  // Marks what one field of a typed view names (handles, addresses, keys).
+  template <FieldKind K, class T>
+  void touch_field(const T& x) {
+    if constexpr (is_handle(K)) touch<K>(Arg{0, x, 0});
+    else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey) touch<K>(x);
+  }
+#define MWC_TOUCH_V(kind, fname, mode, def, lo, hi) touch_field<FieldKind::kind>(v.fname);
+#define OP(name, kind, summary) \
+  void touch_view(const args::name& v) { MWC_FIELDS_##name(MWC_TOUCH_V) }
+  MWC_OPS(OP)
+#undef OP
+#undef MWC_TOUCH_V
+
   template <FieldKind K>
   void touch(const Arg& a) {
     if constexpr (K == FieldKind::Qp) {
@@ -166,7 +208,7 @@ class FastPathT {
   }
   // MRs change seldom, and windows copy them: taken again at once.
   void stale_mr(uint32_t h) {
-    if (h < mrs_.size()) refresh_mr(h);
+    if (h < mrs_.size() && h != last_mr_) refresh_mr(h), last_mr_ = h;
   }
   // Returns whether QP qp serves `right`, its copy taken again if stale.
   [[gnu::noinline, gnu::cold]] bool fresh_qp(uint32_t qp, uint32_t right) {
@@ -213,6 +255,7 @@ class FastPathT {
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
   std::vector<uint32_t> mr_gen_;
+  uint32_t last_mr_ = kNoHandle;  // the MR the op being touched refreshed last
   uint64_t hits_ = 0;
 };
 
