@@ -73,13 +73,9 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
         const bool alone = end - p > static_cast<ptrdiff_t>(size) &&
                            f.code_of[p[size]] != mwb::kExpectCode;
         if (((code - mwb::kCompactBase) & 1) && alone && !outcomes_) [[likely]] {
-          const mwb::Compact c = mwb::decode_compact(code, p + 1, caps_);
-          const uint32_t right = mwb::kCompactRight[code - mwb::kCompactBase];
-          if (fast_.pass(c.qp, c.key, c.h, c.off, c.len, right, false)) [[likely]] {
-            ++passed;
-            p += size;
-            continue;
-          }
+          const uint8_t* const from = p;
+          p = run_usual(p, end, passed);
+          if (p != from) continue;
         }
         count(passed);
       }
@@ -131,6 +127,30 @@ template <bool Sharded>
   seen_ = 0;
   want_ = kUnchecked;
   return true;
+}
+
+// Runs a run of usual compact records from p (folded, no expectation
+// record after them) while the fast path passes them; returns where it
+// stopped. A loop of its own, so that what it keeps fits in registers.
+const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed) {
+  const auto& code_of = fmt_->code_of;
+  const Caps caps = caps_;
+  uint64_t n = 0;
+  constexpr ptrdiff_t kSize = mwb::kCompactSize;
+  while (end - p > kSize) {
+    const uint8_t code = code_of[*p];
+    if (code < mwb::kCompactBase || !((code - mwb::kCompactBase) & 1) ||
+        code_of[p[kSize]] == mwb::kExpectCode)
+      break;
+    const mwb::Compact c = mwb::decode_compact(code, p + 1, caps);
+    if (!fast_.pass(c.qp, c.key, c.h, c.off, c.len, mwb::kCompactRight[code - mwb::kCompactBase],
+                    false)) [[unlikely]]
+      break;
+    p += kSize;
+    ++n;
+  }
+  passed += n;
+  return p;
 }
 
 // Returns the outcome of the op of a full record (p after its code byte),

@@ -73,6 +73,7 @@ class alignas(64) Engine {
   bool start(const uint8_t* p);
   void compact(uint8_t code, const uint8_t* p);
   Outcome run(uint8_t code, const uint8_t* p);
+  const uint8_t* run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed);
   void take_expect(const uint8_t* p);
   void verdict();
   [[gnu::noinline]] void check(uint64_t word);

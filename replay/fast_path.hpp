@@ -43,7 +43,9 @@ class FastPathT {
       if (wins_[h].state != kOk) [[unlikely]]
         if (!fresh_win(h)) return false;
       const WinSlot& s = wins_[h];
-      if (s.pd != pd || (s.owner != kNoHandle && s.owner != qp) || mr_gen_[s.mr] != s.mr_gen)
+      // PD and (type 2) owner QP in one compare: the slot's word masked.
+      const uint64_t who = uint64_t{pd} << 32 | qp;
+      if (((who ^ s.who) & s.who_mask) != 0 || mr_gen_[s.mr] != s.mr_gen)
           [[unlikely]]
         return false;
       // Addr{Mw, h, off} as the model resolves it.
@@ -161,7 +163,8 @@ class FastPathT {
   struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
     uint8_t state = kStale;
     bool zb = false;
-    uint32_t pd = 0, owner = kNoHandle, access = 0, mr = 0, mr_gen = 0;
+    uint32_t access = 0, mr = 0, mr_gen = 0;
+    uint64_t who = 0, who_mask = 0;  // PD << 32 | owner QP; the owner masked out when any QP may
     uint64_t addr = 0, len = 0, iova = 0, mlen = 0;
   };
   struct MrSlot {
@@ -236,7 +239,9 @@ class FastPathT {
     // Only the window's own slot: the current key names window h itself.
     s.state = t.ok && t.window && (rkey >> 8) == (kMwIndexBit | h) ? kOk : kRefused;
     s.zb = t.zero_based;
-    s.pd = t.pd, s.owner = t.owner, s.access = t.access;
+    s.who = uint64_t{t.pd} << 32 | t.owner;
+    s.who_mask = t.owner == kNoHandle ? ~uint64_t{0} << 32 : ~uint64_t{0};
+    s.access = t.access;
     s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
     s.mr = t.ok ? t.mr : 0;
     s.mr_gen = mr_gen_[s.mr];
