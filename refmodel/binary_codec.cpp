@@ -92,16 +92,20 @@ int compact_code(const Op& op, bool folded) {
 bool usual_fallback(std::span<const Expectation> es) {
   return !es.empty() && es[0].fallback && es[0].pattern == exact(kUsualOutcome);
 }
+bool ok_fallback(std::span<const Expectation> es) {
+  return !es.empty() && es[0].fallback && es[0].pattern == exact(kOkOutcome);
+}
 }  // namespace
 
 bool decode_any_op(const Format& f, const uint8_t* p, const Caps& caps, Op& op) {
   const uint8_t code = f.code_of[*p];
-  if (code < kOpCount) {
-    op = default_op(static_cast<OpCode>(code));
-    decode_op(static_cast<OpCode>(code), p + 1, caps, op);
+  if (code < kOpCount || code >= kFoldBase) {
+    const OpCode c = full_op(code);
+    op = default_op(c);
+    decode_op(c, p + 1, caps, op);
     return true;
   }
-  if (code < kCompactBase) return false;
+  if (!is_compact(code)) return false;
   const Compact c = decode_compact(code, p + 1, caps);
   compact_op(c, default_op(c.op), op);
   return true;
@@ -112,8 +116,14 @@ void encode_op_with(const Op& op, std::span<const Expectation> es, std::vector<u
   const bool fold = usual_fallback(es);
   const int code = version >= 2 ? compact_code(op, fold) : -1;
   if (code < 0) {
+    // A full record; in version 2 its fallback clause `OK` or `OK
+    // IBV_WC_SUCCESS` folded into the code.
+    const size_t at = out.size();
     encode_op(op, out);
-    for (const auto& e : es) encode_expect(e, out);
+    const bool ok = version >= 2 && ok_fallback(es);
+    const bool usual = version >= 2 && fold;
+    if (ok || usual) out[at] = static_cast<uint8_t>(kFoldBase + 2 * static_cast<int>(op.code) + usual);
+    for (const auto& e : es.subspan(ok || usual ? 1 : 0)) encode_expect(e, out);
     return;
   }
   const Arg &key = op.a[1], &addr = op.a[2];
@@ -179,12 +189,22 @@ Trace decode_records(std::span<const uint8_t> rec, const Caps& caps,
     const uint8_t* p = rec.data() + i + 1;
     if (rec.size() - i < f.size[code]) break;  // a truncated last record
     i += f.size[code];
-    if (code >= mwb::kCompactBase) {
+    if (mwb::is_compact(static_cast<uint8_t>(code))) {
       const mwb::Compact c = mwb::decode_compact(static_cast<uint8_t>(code), p, t.caps);
       mwb::compact_op(c, default_op(c.op), t.ops.emplace_back());
       if (c.folded)
         t.expects.push_back(Expectation{static_cast<uint32_t>(t.ops.size() - 1), true, 0,
                                         exact(mwb::kUsualOutcome)});
+      continue;
+    }
+    if (code >= mwb::kFoldBase) {  // a full record, its fallback clause folded in
+      uint64_t word = 0;
+      const OpCode c = mwb::full_op(static_cast<uint8_t>(code), &word);
+      Op& op = t.ops.emplace_back(default_op(c));
+      mwb::decode_op(c, p, t.caps, op);
+      t.expects.push_back(Expectation{static_cast<uint32_t>(t.ops.size() - 1), true, 0,
+                                      exact(word == mwb::kUsualWord ? mwb::kUsualOutcome
+                                                                    : mwb::kOkOutcome)});
       continue;
     }
     if (code == kExpectCode) {

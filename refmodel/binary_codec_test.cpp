@@ -52,11 +52,16 @@ TEST(BinaryCodec, HotOpsTakeCompactRecordsWithTheUsualOutcomeFolded) {
   EXPECT_EQ(size_of("peer_read q0 rkey=w0 addr=w0 len=16 => IBV_WC_REM_ACCESS_ERR"), 12u + 7u);
   EXPECT_EQ(size_of("peer_read q0 rkey=w0 addr=w0 len=16 => IBV_WC_SUCCESS; rxe: IBV_WC_REM_ACCESS_ERR"),
             12u + 7u);
-  // Shapes a compact record cannot hold.
-  EXPECT_EQ(size_of("peer_write q0 rkey=w0 addr=m0+8 len=16 => IBV_WC_SUCCESS"), 32u + 7u);
+  // Shapes a compact record cannot hold: full records, the usual outcome
+  // or `OK` still folded into their code.
+  EXPECT_EQ(size_of("peer_write q0 rkey=w0 addr=m0+8 len=16 => IBV_WC_SUCCESS"), 32u);
   EXPECT_EQ(size_of("peer_write q0 rkey=w0+1 addr=w0 len=16"), 32u);
   EXPECT_EQ(size_of("peer_write q0 rkey=w0 addr=w0 len=70000"), 32u);
-  EXPECT_EQ(size_of("peer_fetch_add q0 rkey=w0 addr=w0 => IBV_WC_SUCCESS"), record_size(OpCode::peer_fetch_add) + 7u);
+  EXPECT_EQ(size_of("peer_fetch_add q0 rkey=w0 addr=w0 => IBV_WC_SUCCESS"), record_size(OpCode::peer_fetch_add));
+  EXPECT_EQ(size_of("modify_qp q0 state=RTS => OK"), record_size(OpCode::modify_qp));
+  EXPECT_EQ(size_of("modify_qp q0 state=RTS => EINVAL"), record_size(OpCode::modify_qp) + 7u);
+  EXPECT_EQ(size_of("modify_qp q0 state=RTS => OK; rxe: EINVAL"), record_size(OpCode::modify_qp) + 7u);
+  EXPECT_EQ(size_of("poll_cq q0 => IBV_WC_SUCCESS IBV_WC_BIND_MW"), record_size(OpCode::poll_cq) + 7u);
 }
 
 TEST(BinaryCodec, EveryByteStringDecodesToAValidTrace) {

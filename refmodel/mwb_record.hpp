@@ -274,7 +274,10 @@ inline bool expectation_kept(std::span<const Expectation> earlier, const Expecta
 //   window's current key, 1 its previous key, 2 the MR's key, 3 as 0),
 //   u16 qp, u16 len, u32 offset into the window (or MR)
 // Codes from kCompactBase: two per hot op, bare then folded. Any other op
-// keeps its full record; expectation and comment records are as in 1.
+// keeps its full record; from kFoldBase each op has two more codes of the
+// full record, its fallback expectation folded in: `OK`, or the usual
+// outcome `OK IBV_WC_SUCCESS` (atomics, SEND_WITH_INV). Expectation and
+// comment records are as in 1.
 #define MWC_COMPACT_OPS(C) C(peer_write) C(peer_read)
 inline constexpr OpCode kCompactOps[] = {
 #define C(name) OpCode::name,
@@ -283,7 +286,9 @@ inline constexpr OpCode kCompactOps[] = {
 };
 inline constexpr int kCompactOpCount = static_cast<int>(std::size(kCompactOps));
 inline constexpr uint8_t kCompactBase = kCodeCount;
-inline constexpr int kCodeCount2 = kCodeCount + 2 * kCompactOpCount;
+inline constexpr uint8_t kFoldBase = kCompactBase + 2 * kCompactOpCount;
+inline constexpr int kCodeCount2 = kFoldBase + 2 * kOpCount;
+static_assert(kCodeCount2 <= 256);
 inline constexpr size_t kCompactSize = 12;
 // The remote right each compact code's op needs, by code - kCompactBase.
 inline constexpr uint32_t kCompactRight[2 * kCompactOpCount] = {
@@ -305,6 +310,21 @@ inline constexpr Outcome kUsualOutcome = [] {
   return o;
 }();
 inline constexpr uint64_t kUsualWord = exact_word(kUsualOutcome);
+// The outcome `OK` alone (a verb that succeeds at once), and its word.
+inline constexpr Outcome kOkOutcome{};
+inline constexpr uint64_t kOkWord = exact_word(kOkOutcome);
+
+// Returns whether a record code is a compact one.
+constexpr bool is_compact(uint8_t code) {
+  return static_cast<uint8_t>(code - kCompactBase) < 2 * kCompactOpCount;
+}
+// Returns the op of a full record's code (below kOpCount, or folded), and
+// sets `word` to the folded expectation's pattern word (or leaves it).
+constexpr OpCode full_op(uint8_t code, uint64_t* word = nullptr) {
+  if (code < kOpCount) return static_cast<OpCode>(code);
+  if (word) *word = (code - kFoldBase) & 1 ? kUsualWord : kOkWord;
+  return static_cast<OpCode>((code - kFoldBase) >> 1);
+}
 
 // The record codes and sizes of one version of the format.
 struct Format {
@@ -317,7 +337,8 @@ constexpr Format make_format(uint16_t version) {
   Format f{version, version >= 2 ? kCodeCount2 : kCodeCount, {}, {}};
   for (int b = 0; b < 256; ++b) f.code_of[b] = static_cast<uint8_t>(b % f.code_count);
   for (int c = 0; c < kCodeCount; ++c) f.size[c] = kRecordSize[c];
-  for (int c = kCodeCount; c < f.code_count; ++c) f.size[c] = kCompactSize;
+  for (int c = kCodeCount; c < f.code_count; ++c)
+    f.size[c] = c < kFoldBase ? kCompactSize : kRecordSize[(c - kFoldBase) >> 1];
   return f;
 }
 inline constexpr Format kFormats[2] = {make_format(1), make_format(2)};
@@ -361,14 +382,14 @@ inline void compact_op(const Compact& c, const Op& base, Op& op) {
 // code byte), or false for records of no op.
 inline bool anchor(const Format& f, const uint8_t* p, const Caps& caps, HandleKind& k, uint32_t& h) {
   const uint8_t code = f.code_of[*p];
-  if (code < kOpCount) {
-    k = kAnchorKind[code];
-    h = detail::reduce_handle(detail::le32(p + 1), k, caps);
+  if (is_compact(code)) {
+    k = HandleKind::Qp;
+    h = decode_compact(code, p + 1, caps).qp;
     return true;
   }
-  if (code < kCompactBase) return false;
-  k = HandleKind::Qp;
-  h = decode_compact(code, p + 1, caps).qp;
+  if (code >= kOpCount && code < kFoldBase) return false;
+  k = kAnchorKind[static_cast<int>(full_op(code))];
+  h = detail::reduce_handle(detail::le32(p + 1), k, caps);
   return true;
 }
 // Decodes the op of a record of `f` (p at its code byte) into op; returns

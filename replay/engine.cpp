@@ -64,7 +64,7 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
     const size_t size = f.size[code];
     if (static_cast<size_t>(end - p) < size) [[unlikely]]
       break;
-    if (code >= mwb::kCompactBase) [[likely]] {
+    if (mwb::is_compact(code)) [[likely]] {
       if (pending_) verdict();
       // The usual case, decided here: the usual outcome expected, the fast
       // path passes, and no expectation record follows to add a clause.
@@ -80,13 +80,15 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
         count(passed);
       }
       if (start<Sharded>(p)) compact(code, p + 1);
-    } else if (code < kOpCount) {
+    } else if (code < kOpCount || code >= mwb::kFoldBase) {
       if constexpr (!Sharded) count(passed);
       if (pending_) verdict();
       if (start<Sharded>(p)) {
-        out_ = run(code, p + 1);
+        uint64_t folded = kUnchecked;
+        out_ = run(static_cast<uint8_t>(mwb::full_op(code, &folded)), p + 1);
         if (outcomes_) [[unlikely]]
           outcomes_->push_back(out_);
+        if (folded != kUnchecked) seen_ = kFallback, want_ = folded;
       }
     } else if (code == mwb::kExpectCode && pending_) {
       // Mostly one fallback clause per op: kept without further ado.
@@ -139,7 +141,7 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
   constexpr ptrdiff_t kSize = mwb::kCompactSize;
   while (end - p > kSize) {
     const uint8_t code = code_of[*p];
-    if (code < mwb::kCompactBase || !((code - mwb::kCompactBase) & 1) ||
+    if (!mwb::is_compact(code) || !((code - mwb::kCompactBase) & 1) ||
         code_of[p[kSize]] == mwb::kExpectCode)
       break;
     const mwb::Compact c = mwb::decode_compact(code, p + 1, caps);
