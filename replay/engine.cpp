@@ -45,10 +45,11 @@ bool Engine::mine(const uint8_t* p) const {
 }
 
 size_t Engine::feed(std::span<const uint8_t> rec) {
-  return filter_.owner ? feed_records<true>(rec) : feed_records<false>(rec);
+  if (fmt_->version < 2) return filter_.owner ? feed_records<true, false>(rec) : feed_records<false, false>(rec);
+  return filter_.owner ? feed_records<true, true>(rec) : feed_records<false, true>(rec);
 }
 
-template <bool Sharded>
+template <bool Sharded, bool V2>
 size_t Engine::feed_records(std::span<const uint8_t> rec) {
   const uint8_t* p = rec.data();
   const uint8_t* const end = p + rec.size();
@@ -64,7 +65,7 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
     const size_t size = f.size[code];
     if (static_cast<size_t>(end - p) < size) [[unlikely]]
       break;
-    if (mwb::is_compact(code)) [[likely]] {
+    if (V2 && mwb::is_compact(code)) [[likely]] {
       if (pending_) verdict();
       // The usual case, decided here: the usual outcome expected, the fast
       // path passes, and no expectation record follows to add a clause.
@@ -80,12 +81,12 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
         count(passed);
       }
       if (start<Sharded>(p)) compact(code, p + 1);
-    } else if (code < kOpCount || code >= mwb::kFoldBase) {
+    } else if (code < kOpCount || (V2 && code >= mwb::kFoldBase)) {
       if constexpr (!Sharded) count(passed);
       if (pending_) verdict();
       if (start<Sharded>(p)) {
         uint64_t folded = kUnchecked;
-        out_ = run(static_cast<uint8_t>(mwb::full_op(code, &folded)), p + 1);
+        out_ = run<V2>(static_cast<uint8_t>(mwb::full_op(code, &folded)), p + 1);
         if (outcomes_) [[unlikely]]
           outcomes_->push_back(out_);
         if (folded != kUnchecked) seen_ = kFallback, want_ = folded;
@@ -156,12 +157,18 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
 }
 
 // Returns the outcome of the op of a full record (p after its code byte),
-// decoded straight into the op's typed view.
-Outcome Engine::run(uint8_t code, const uint8_t* p) {
+// decoded straight into the op's typed view: through the fast path in
+// version 2, on the model directly in version 1 (no compact records, so
+// no copies to keep).
+template <bool V2>
+[[gnu::always_inline]] inline Outcome Engine::run(uint8_t code, const uint8_t* p) {
   switch (static_cast<OpCode>(code)) {
-#define OP(name, kind, summary) \
-  case OpCode::name:            \
-    return fast_.run(mwb::decode_view<args::name>(p, caps_));
+#define OP(name, kind, summary)                                   \
+  case OpCode::name:                                              \
+    if constexpr (V2)                                             \
+      return fast_.run(mwb::decode_view<args::name>(p, caps_));   \
+    else                                                          \
+      return model_.step(mwb::decode_view<args::name>(p, caps_));
     MWC_OPS(OP)
 #undef OP
   }

@@ -67,11 +67,12 @@ class alignas(64) Engine {
 
  private:
   // The record loop, for an engine that runs every op or only its shard's.
-  template <bool Sharded>
+  template <bool Sharded, bool V2>
   size_t feed_records(std::span<const uint8_t> rec);
   template <bool Sharded>
   bool start(const uint8_t* p);
   void compact(uint8_t code, const uint8_t* p);
+  template <bool V2>
   Outcome run(uint8_t code, const uint8_t* p);
   const uint8_t* run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed);
   void take_expect(const uint8_t* p);
