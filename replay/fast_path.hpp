@@ -1,8 +1,10 @@
 // The replay's data path, shaped like a NIC's: a peer's RDMA read, write or
 // atomic through the current key of a window or an MR is checked against
 // flat per-slot copies (QP word; window or MR slot with the fields the
-// rules read, the window's MR folded in), refreshed from the model after
-// each op that runs on it. The checks are the rule templates of rules.hpp
+// rules read, the window's MR folded in). An op that runs on the model makes
+// the copies of the objects it names stale; a stale copy is taken from the
+// model again when next read (an MR's at once, with a generation that the
+// windows copied from it compare). The checks are the rule templates of rules.hpp
 // (grants, remote_range_ok, translate, atomic_aligned) on those copies. A
 // pass means the model would answer the usual success and change nothing;
 // anything else (a refusal, a stale copy, an op of another shape) runs on
