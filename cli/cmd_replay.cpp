@@ -45,9 +45,12 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
     out << fmt::format("{}: {} ops, {} checked, {} mismatches under {}\n", path, v.ops, v.checked,
                        v.mismatches, name);
     // Figures vary from run to run, so they go apart from the verdicts.
-    if (!o.quiet)
-      err << fmt::format("{}: {:.3f} s, {:.1f} Mops/s, {} shard(s)\n", path, r.seconds,
-                         r.seconds > 0 ? v.ops / r.seconds / 1e6 : 0.0, r.shards);
+    if (!o.quiet) {
+      err << fmt::format("{}: {:.3f} s, {:.1f} Mops/s, {:.1f} bytes/op\n", path, r.seconds,
+                         r.seconds > 0 ? v.ops / r.seconds / 1e6 : 0.0,
+                         v.ops ? static_cast<double>(r.bytes) / static_cast<double>(v.ops) : 0.0);
+      if (!r.note.empty()) err << fmt::format("{}: note: {}\n", path, r.note);
+    }
     if (v.mismatches && status == kExitOk) status = kExitFail;
   }
   if (!o.quiet && runs.size() > 1)

@@ -9,6 +9,7 @@ namespace mwc::fuzz {
 
 Trace input_trace(std::span<const uint8_t> b) {
   Caps caps = kFuzzCaps;
+  uint16_t version = 1;  // header-less bytes are version 1 records
   std::span<const uint8_t> records = b;
   if (b.size() >= kMwbHeaderSize && std::memcmp(b.data(), "MWTB", 4) == 0) {
     for (int k = 0; k < kHandleKinds; ++k) {
@@ -19,10 +20,11 @@ Trace input_trace(std::span<const uint8_t> b) {
     // The string table (comment texts) at the end is no records.
     uint32_t strtab;
     std::memcpy(&strtab, b.data() + 28, 4);
+    std::memcpy(&version, b.data() + 4, 2);
     records = b.subspan(kMwbHeaderSize);
     records = records.first(records.size() - std::min<size_t>(strtab, records.size()));
   }
-  Trace t = decode_records(records, caps);
+  Trace t = decode_records(records, caps, {}, version);
   t.expects.clear();
   t.comments.clear();
   if (t.ops.size() > kFuzzMaxOps) t.ops.resize(kFuzzMaxOps);
@@ -33,8 +35,8 @@ std::vector<uint8_t> input_bytes(const Trace& t, size_t max_size) {
   Trace c;
   c.caps = t.caps;
   size_t size = kMwbHeaderSize, n = 0;
-  while (n < t.ops.size() && size + record_size(t.ops[n].code) <= max_size)
-    size += record_size(t.ops[n++].code);
+  while (n < t.ops.size() && size + records_size(t.ops[n], {}) <= max_size)
+    size += records_size(t.ops[n++], {});
   c.ops.assign(t.ops.begin(), t.ops.begin() + static_cast<std::ptrdiff_t>(n));
   return encode_mwb(c);
 }

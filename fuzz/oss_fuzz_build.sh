@@ -6,7 +6,7 @@
 # test framework, Z3 or rapidcheck (OSS-Fuzz links libc++).
 src="$(cd "$(dirname "$0")/.." && pwd -P)"
 build="${WORK:-/tmp}/mwcheck-fuzz-build"
-targets=(fuzz_text fuzz_binary fuzz_model fuzz_diff)
+targets=(fuzz_text fuzz_binary fuzz_model fuzz_diff fuzz_fastpath)
 
 cmake -S "$src" -B "$build" -G Ninja -Wno-dev \
   -DCMAKE_BUILD_TYPE=Release -DMWCHECK_FUZZ=ON \

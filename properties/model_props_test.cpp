@@ -10,6 +10,7 @@
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/text_codec.hpp"
+#include "replay/fast_path_diff.hpp"
 
 namespace mwc::props {
 namespace {
@@ -50,6 +51,19 @@ RC_GTEST_PROP(ModelState, InvariantsHoldAfterEveryOp, ()) {
       return std::make_shared<const OpCommand>(op);
     });
   });
+}
+
+// The replay's fast path gives Model::step's outcome and rule op by op,
+// on generated sequences and on the same rebased to the fast path's shape.
+RC_GTEST_PROP(FastPath, AgreesWithTheModelOpByOp, ()) {
+  const Trace t = with_prologue(*gen_ops());
+  const Profile p = any_profile();
+  for (const Trace& u : {t, replay::fast_shaped(t)}) {
+    const replay::Divergence d = replay::first_divergence(u, p);
+    if (d.op >= 0)
+      RC_FAIL("op " + std::to_string(d.op + 1) + " " + op_to_text(u.ops[static_cast<size_t>(d.op)]) +
+              " under " + p.name + ": model " + to_text(d.model) + ", fast path " + to_text(d.fast));
+  }
 }
 
 RC_GTEST_PROP(Codec, TextRoundTrip, ()) {

@@ -30,9 +30,10 @@ int index_of(std::span<const NamedValue> t, uint64_t v) {
 
 namespace mwb {
 
-void encode_header(const Caps& caps, uint32_t strtab, std::vector<uint8_t>& out) {
+void encode_header(const Caps& caps, uint32_t strtab, std::vector<uint8_t>& out,
+                   uint16_t version) {
   out.insert(out.end(), {'M', 'W', 'T', 'B'});
-  put(out, kMwbVersion, 2);
+  put(out, version, 2);
   put(out, 0, 2);
   for (uint32_t c : caps) put(out, c, 4);
   put(out, strtab, 4);
@@ -65,14 +66,91 @@ void encode_expect(const Expectation& e, std::vector<uint8_t>& out) {
   put(out, p.key ? static_cast<uint16_t>(*p.key) : 0xffff, 2);
 }
 
+namespace {
+// Returns the compact code of op (folded or not), or -1 when it has none:
+// a hot op through a key of a window or MR, at an offset into that object,
+// with values the compact record holds.
+int compact_code(const Op& op, bool folded) {
+  int i = 0;
+  while (i < kCompactOpCount && kCompactOps[i] != op.code) ++i;
+  if (i == kCompactOpCount) return -1;
+  const Arg &qp = op.a[0], &key = op.a[1], &addr = op.a[2], &len = op.a[3];
+  const auto kb = static_cast<RkeyBase>(key.tag);
+  if (kb == RkeyBase::Raw || key.v != 0 || key.h >= (1u << 20) || qp.h >= (1u << 16)) return -1;
+  const AddrBase at = kb == RkeyBase::Mr ? AddrBase::Mr : AddrBase::Mw;
+  if (addr.tag != static_cast<uint8_t>(at) || addr.h != key.h || addr.v >= (uint64_t{1} << 32))
+    return -1;
+  if (len.v >= (1u << 16)) return -1;
+  // Only what decoding gives back: every other part at its default.
+  Op back;
+  compact_op(Compact{op.code, folded, kb, qp.h, key.h, static_cast<uint32_t>(len.v), addr.v},
+             default_op(op.code), back);
+  if (!(back == op)) return -1;
+  return kCompactBase + 2 * i + (folded ? 1 : 0);
+}
+
+bool usual_fallback(std::span<const Expectation> es) {
+  return !es.empty() && es[0].fallback && es[0].pattern == exact(kUsualOutcome);
+}
+bool ok_fallback(std::span<const Expectation> es) {
+  return !es.empty() && es[0].fallback && es[0].pattern == exact(kOkOutcome);
+}
+}  // namespace
+
+bool decode_any_op(const Format& f, const uint8_t* p, const Caps& caps, Op& op) {
+  const uint8_t code = f.code_of[*p];
+  if (code < kOpCount || code >= kFoldBase) {
+    const OpCode c = full_op(code);
+    op = default_op(c);
+    decode_op(c, p + 1, caps, op);
+    return true;
+  }
+  if (!is_compact(code)) return false;
+  const Compact c = decode_compact(code, p + 1, caps);
+  compact_op(c, default_op(c.op), op);
+  return true;
+}
+
+void encode_op_with(const Op& op, std::span<const Expectation> es, std::vector<uint8_t>& out,
+                    uint16_t version) {
+  const bool fold = usual_fallback(es);
+  const int code = version >= 2 ? compact_code(op, fold) : -1;
+  if (code < 0) {
+    // A full record; in version 2 its fallback clause `OK` or `OK
+    // IBV_WC_SUCCESS` folded into the code.
+    const size_t at = out.size();
+    encode_op(op, out);
+    const bool ok = version >= 2 && ok_fallback(es);
+    const bool usual = version >= 2 && fold;
+    if (ok || usual) out[at] = static_cast<uint8_t>(kFoldBase + 2 * static_cast<int>(op.code) + usual);
+    for (const auto& e : es.subspan(ok || usual ? 1 : 0)) encode_expect(e, out);
+    return;
+  }
+  const Arg &key = op.a[1], &addr = op.a[2];
+  const uint32_t kind = key.tag == static_cast<uint8_t>(RkeyBase::MwPrev) ? 1
+                        : key.tag == static_cast<uint8_t>(RkeyBase::Mr)   ? 2 : 0;
+  out.push_back(static_cast<uint8_t>(code));
+  put(out, key.h | kind << 20, 3);
+  put(out, op.a[0].h, 2);
+  put(out, op.a[3].v, 2);
+  put(out, addr.v, 4);
+  for (const auto& e : es.subspan(fold ? 1 : 0)) encode_expect(e, out);
+}
+
 }  // namespace mwb
+
+size_t records_size(const Op& op, std::span<const Expectation> es, uint16_t version) {
+  std::vector<uint8_t> out;  // not on a hot path: the fuzzer's input sizes
+  mwb::encode_op_with(op, es, out, version);
+  return out.size();
+}
 
 size_t record_size(OpCode c) { return mwb::kRecordSize[static_cast<int>(c)]; }
 
-std::vector<uint8_t> encode_mwb(const Trace& t) {
+std::vector<uint8_t> encode_mwb(const Trace& t, uint16_t version) {
   std::vector<uint8_t> out;
   std::string strings;
-  mwb::encode_header(t.caps, 0, out);
+  mwb::encode_header(t.caps, 0, out, version);
   const size_t strtab_at = out.size() - 4;
   size_t ci = 0, ei = 0;
   const auto comment = [&](const Comment& c) {
@@ -86,8 +164,9 @@ std::vector<uint8_t> encode_mwb(const Trace& t) {
     for (; ci < t.comments.size() && t.comments[ci].op == i && !t.comments[ci].end_of_line; ++ci)
       comment(t.comments[ci]);
     if (i == t.ops.size()) break;
-    mwb::encode_op(t.ops[i], out);
-    for (; ei < t.expects.size() && t.expects[ei].op == i; ++ei) mwb::encode_expect(t.expects[ei], out);
+    const size_t e0 = ei;
+    while (ei < t.expects.size() && t.expects[ei].op == i) ++ei;
+    mwb::encode_op_with(t.ops[i], std::span(t.expects).subspan(e0, ei - e0), out, version);
     for (; ci < t.comments.size() && t.comments[ci].op == i && t.comments[ci].end_of_line; ++ci)
       comment(t.comments[ci]);
   }
@@ -99,16 +178,35 @@ std::vector<uint8_t> encode_mwb(const Trace& t) {
 }
 
 Trace decode_records(std::span<const uint8_t> rec, const Caps& caps,
-                     std::span<const uint8_t> strings) {
+                     std::span<const uint8_t> strings, uint16_t version) {
+  const mwb::Format& f = mwb::format(version);
   Trace t;
   t.caps = caps;
   for (int k = 0; k < kHandleKinds; ++k) t.caps[k] = std::clamp(caps[k], 1u, kMaxCap[k]);
   size_t i = 0;
   while (i < rec.size()) {
-    const int code = mwb::kCodeOf[rec[i]];
+    const int code = f.code_of[rec[i]];
     const uint8_t* p = rec.data() + i + 1;
-    if (rec.size() - i < mwb::kRecordSize[code]) break;  // a truncated last record
-    i += mwb::kRecordSize[code];
+    if (rec.size() - i < f.size[code]) break;  // a truncated last record
+    i += f.size[code];
+    if (mwb::is_compact(static_cast<uint8_t>(code))) {
+      const mwb::Compact c = mwb::decode_compact(static_cast<uint8_t>(code), p, t.caps);
+      mwb::compact_op(c, default_op(c.op), t.ops.emplace_back());
+      if (c.folded)
+        t.expects.push_back(Expectation{static_cast<uint32_t>(t.ops.size() - 1), true, 0,
+                                        exact(mwb::kUsualOutcome)});
+      continue;
+    }
+    if (code >= mwb::kFoldBase) {  // a full record, its fallback clause folded in
+      uint64_t word = 0;
+      const OpCode c = mwb::full_op(static_cast<uint8_t>(code), &word);
+      Op& op = t.ops.emplace_back(default_op(c));
+      mwb::decode_op(c, p, t.caps, op);
+      t.expects.push_back(Expectation{static_cast<uint32_t>(t.ops.size() - 1), true, 0,
+                                      exact(word == mwb::kUsualWord ? mwb::kUsualOutcome
+                                                                    : mwb::kOkOutcome)});
+      continue;
+    }
     if (code == kExpectCode) {
       if (t.ops.empty()) continue;
       Expectation e;
@@ -149,14 +247,16 @@ std::variant<Trace, DecodeError> decode_mwb(std::span<const uint8_t> b) {
   if (std::memcmp(b.data(), "MWTB", 4) != 0)
     return DecodeError{0, "not an mwcheck binary trace (the magic is not MWTB)"};
   const auto version = rd(b.data() + 4, 2);
-  if (version != kMwbVersion)
-    return DecodeError{4, "unsupported .mwb version " + std::to_string(version) + " (this is version " +
+  if (version < kMwbOldestVersion || version > kMwbVersion)
+    return DecodeError{4, "unsupported .mwb version " + std::to_string(version) + " (this reads " +
+                              std::to_string(kMwbOldestVersion) + " to " +
                               std::to_string(kMwbVersion) + ")"};
   Caps caps;
   for (int k = 0; k < kHandleKinds; ++k) caps[k] = static_cast<uint32_t>(rd(b.data() + 8 + 4 * k, 4));
   const auto body = b.subspan(kMwbHeaderSize);
   const size_t strtab = static_cast<size_t>(std::min<uint64_t>(rd(b.data() + 28, 4), body.size()));
-  return decode_records(body.first(body.size() - strtab), caps, body.last(strtab));
+  return decode_records(body.first(body.size() - strtab), caps, body.last(strtab),
+                        static_cast<uint16_t>(version));
 }
 
 }  // namespace mwc

@@ -17,9 +17,6 @@ using C = Concrete;
 constexpr uint32_t kRdmaRegAccess[] = {
     acc::LOCAL_WRITE, acc::LOCAL_WRITE | acc::REMOTE_READ, acc::LOCAL_WRITE | acc::REMOTE_WRITE};
 bool bind_transport_ok(uint32_t t) { return t == qpt::RC || t == qpt::UC || t == qpt::XRC_SEND; }
-bool responds(QpState s) {
-  return s == QpState::kRTR || s == QpState::kRTS || s == QpState::kSQD;
-}
 }  // namespace
 
 Model::Model(Profile profile, Mutant mutant) : profile_(std::move(profile)), mutant_(mutant) {}
@@ -70,6 +67,30 @@ bool Model::in_buffer(uint64_t va, uint64_t len) const {
   const uint64_t b = (va - kBufBase) >> 32;
   return va >= kBufBase && b < bufs_.size() && bufs_[b].live &&
          rules::range_within<C>(va, len, buf_va(static_cast<uint32_t>(b)), bufs_[b].len);
+}
+
+uint32_t Model::rkey_of(const Arg& r) const { return resolve_rkey(r); }
+
+// ---- what a fast path copies ----------------------------------------------
+
+Model::KeyTarget Model::key_target(uint32_t rkey) const {
+  KeyTarget t;
+  const uint32_t idx = rkey >> 8;
+  if (idx & kMwIndexBit) {
+    const uint32_t h = idx & ~kMwIndexBit;
+    if (h >= mws_.size()) return t;
+    const Mw& w = mws_[h];
+    if (!w.live || w.rkey != rkey || w.state != MwState::Bound) return t;
+    if (w.mr >= mrs_.size() || !mrs_[w.mr].live || mrs_[w.mr].rkey(w.mr) != w.mr_rkey) return t;
+    const Mr& m = mrs_[w.mr];
+    t = KeyTarget{true, true, (w.access & acc::ZERO_BASED) != 0, w.pd,
+                  w.type == 2 ? w.qp : kNoHandle, w.access, w.mr, w.addr, w.len, m.iova, m.len};
+    return t;
+  }
+  if (idx == 0 || idx - 1 >= mrs_.size()) return t;
+  const Mr& m = mrs_[idx - 1];
+  if (!m.live || m.rkey(idx - 1) != rkey) return t;
+  return KeyTarget{true, false, false, m.pd, kNoHandle, m.access, idx - 1, m.iova, m.len, m.iova, m.len};
 }
 
 // ---- resources ---------------------------------------------------------
@@ -551,12 +572,9 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
 [[gnu::always_inline]] inline Outcome Model::remote(uint32_t qp, const Arg& rkey_ref,
                                                     const Arg& addr_ref, uint64_t len,
                                                     uint32_t right, bool atomic) {
-  Qp* q = live(qps_, qp);
-  const bool served =
-      q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
-      !q->peer_err && responds(q->state);
-  if (!served) [[unlikely]]
+  if (!serves(qp, right)) [[unlikely]]
     return remote_unserved(qp, right);
+  Qp* q = &qps_[qp];
   const uint32_t rkey = resolve_rkey(rkey_ref);
   const uint64_t raddr = resolve(addr_ref);
   const uint32_t idx = rkey >> 8;

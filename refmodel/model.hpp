@@ -59,6 +59,37 @@ class Model {
   // counting tables grow (the first call after reset to larger caps).
   const char* check_invariants() const;
 
+  // For a fast path that checks remote accesses against its own copies of
+  // the tables (replay/fast_path.hpp); the rules stay the templates.
+  // What the remote-access rules read of the object an rkey names: `ok`
+  // when the key is valid (a live MR of that key; a bound window of that
+  // key, its MR still the registration it was bound to), and then the
+  // fields the access rules take.
+  struct KeyTarget {
+    bool ok = false, window = false, zero_based = false;
+    uint32_t pd = 0, owner = kNoHandle, access = 0;  // owner: a type 2 window's QP
+    uint32_t mr = kNoHandle;                         // the MR (a window's, or itself)
+    uint64_t addr = 0, len = 0, mr_iova = 0, mr_len = 0;  // an MR: addr, len = iova, len
+  };
+  // Returns the target of rkey.
+  KeyTarget key_target(uint32_t rkey) const;
+  // Returns whether QP qp's responder takes a request needing `right` at
+  // all (else it is refused before any key is looked at).
+  bool serves(uint32_t qp, uint32_t right) const {
+    const Qp* q = qp < qps_.size() && qps_[qp].live ? &qps_[qp] : nullptr;
+    return q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
+           !q->peer_err && responds(q->state);
+  }
+  // Returns the PD of QP qp (0 when it is no live QP).
+  uint32_t qp_pd(uint32_t qp) const { return qp < qps_.size() ? qps_[qp].pd : 0; }
+  // Returns the rkey an rkey reference names now.
+  uint32_t rkey_of(const Arg& r) const;
+  // Returns the alternative the remote range check takes (knob or mutant).
+  uint8_t remote_range_alt() const {
+    return mutant_ == Mutant::range_mr_only ? uint8_t{alt::remote_range::mr_only}
+                                            : profile_[Knob::remote_range];
+  }
+
   // Handlers, one per op of the op table (called through dispatch()).
 #define OP(name, kind, summary) Outcome on_##name(const args::name& a);
   MWC_OPS(OP)
@@ -109,6 +140,10 @@ class Model {
     Arg key;
   };
 
+  // Returns whether a QP in state s answers its peer's requests.
+  static constexpr bool responds(QpState s) {
+    return s == QpState::kRTR || s == QpState::kRTS || s == QpState::kSQD;
+  }
   Outcome bind(const BindReq& r);
   Outcome reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access, Rule ok);
   Outcome dereg(uint32_t h);

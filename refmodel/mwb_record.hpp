@@ -247,7 +247,7 @@ inline bool decode_expect(const uint8_t* p, uint32_t op, Expectation& e) {
 inline uint64_t pattern_word(const uint8_t* p) { return detail::le(p, 5); }
 // Returns the pattern word that encodes exact(o), as encode_expect writes
 // it: an equal word decodes to a pattern that o matches.
-inline uint64_t exact_word(const Outcome& o) {
+constexpr uint64_t exact_word(const Outcome& o) {
   const uint64_t key = o.key == kNoKey ? 0xffff : static_cast<uint16_t>(o.key);
   const uint64_t wc = o.wc == WcStatus::kNONE ? kAny : static_cast<uint8_t>(o.wc);
   const uint64_t op = o.wc_op == WcOpcode::kNONE ? kAny : static_cast<uint8_t>(o.wc_op);
@@ -264,11 +264,149 @@ inline bool expectation_kept(std::span<const Expectation> earlier, const Expecta
   return true;
 }
 
+// ---- version 2: compact records of the hot ops ---------------------------
+//
+// A peer's RDMA write or read through the current key of a window or an MR,
+// at an offset into that object, is most of a realistic trace. Version 2
+// gives each such op a 12-byte record, and folds the usual outcome (OK,
+// IBV_WC_SUCCESS) into its code as the op's fallback expectation:
+//   u8 code, u24 object (bits 0-19 the handle, bits 20-21 the key: 0 the
+//   window's current key, 1 its previous key, 2 the MR's key, 3 as 0),
+//   u16 qp, u16 len, u32 offset into the window (or MR)
+// Codes from kCompactBase: two per hot op, bare then folded. Any other op
+// keeps its full record; from kFoldBase each op has two more codes of the
+// full record, its fallback expectation folded in: `OK`, or the usual
+// outcome `OK IBV_WC_SUCCESS` (atomics, SEND_WITH_INV). Expectation and
+// comment records are as in 1.
+#define MWC_COMPACT_OPS(C) C(peer_write) C(peer_read)
+inline constexpr OpCode kCompactOps[] = {
+#define C(name) OpCode::name,
+    MWC_COMPACT_OPS(C)
+#undef C
+};
+inline constexpr int kCompactOpCount = static_cast<int>(std::size(kCompactOps));
+inline constexpr uint8_t kCompactBase = kCodeCount;
+inline constexpr uint8_t kFoldBase = kCompactBase + 2 * kCompactOpCount;
+inline constexpr int kCodeCount2 = kFoldBase + 2 * kOpCount;
+static_assert(kCodeCount2 <= 256);
+inline constexpr size_t kCompactSize = 12;
+// The remote right each compact code's op needs, by code - kCompactBase.
+inline constexpr uint32_t kCompactRight[2 * kCompactOpCount] = {
+#define C(name) \
+  OpCode::name == OpCode::peer_write ? acc::REMOTE_WRITE : acc::REMOTE_READ, \
+  OpCode::name == OpCode::peer_write ? acc::REMOTE_WRITE : acc::REMOTE_READ,
+    MWC_COMPACT_OPS(C)
+#undef C
+};
+static_assert(kCompactOpCount == 2, "kCompactRight knows peer_write and peer_read only");
+inline constexpr RkeyBase kCompactKey[4] = {RkeyBase::MwCur, RkeyBase::MwPrev, RkeyBase::Mr,
+                                            RkeyBase::MwCur};
+
+// The outcome a folded compact code expects, and its pattern word.
+inline constexpr Outcome kUsualOutcome = [] {
+  Outcome o;
+  o.wc = WcStatus::kIBV_WC_SUCCESS;
+  o.rule = Rule::remote_ok;
+  return o;
+}();
+inline constexpr uint64_t kUsualWord = exact_word(kUsualOutcome);
+// The outcome `OK` alone (a verb that succeeds at once), and its word.
+inline constexpr Outcome kOkOutcome{};
+inline constexpr uint64_t kOkWord = exact_word(kOkOutcome);
+
+// Returns whether a record code is a compact one.
+constexpr bool is_compact(uint8_t code) {
+  return static_cast<uint8_t>(code - kCompactBase) < 2 * kCompactOpCount;
+}
+// Returns the op of a full record's code (below kOpCount, or folded), and
+// sets `word` to the folded expectation's pattern word (or leaves it).
+constexpr OpCode full_op(uint8_t code, uint64_t* word = nullptr) {
+  if (code < kOpCount) return static_cast<OpCode>(code);
+  if (word) *word = (code - kFoldBase) & 1 ? kUsualWord : kOkWord;
+  return static_cast<OpCode>((code - kFoldBase) >> 1);
+}
+
+// The record codes and sizes of one version of the format.
+struct Format {
+  uint16_t version;
+  int code_count;
+  std::array<uint8_t, 256> code_of;  // a code byte's record code
+  std::array<uint8_t, 256> size;     // a record code's size, code byte included
+};
+constexpr Format make_format(uint16_t version) {
+  Format f{version, version >= 2 ? kCodeCount2 : kCodeCount, {}, {}};
+  for (int b = 0; b < 256; ++b) f.code_of[b] = static_cast<uint8_t>(b % f.code_count);
+  for (int c = 0; c < kCodeCount; ++c) f.size[c] = kRecordSize[c];
+  for (int c = kCodeCount; c < f.code_count; ++c)
+    f.size[c] = c < kFoldBase ? kCompactSize : kRecordSize[(c - kFoldBase) >> 1];
+  return f;
+}
+inline constexpr Format kFormats[2] = {make_format(1), make_format(2)};
+// Returns the tables of a version (1 or 2).
+constexpr const Format& format(uint16_t version) { return kFormats[version >= 2 ? 1 : 0]; }
+
+// A compact record's fields, handles reduced into the caps.
+struct Compact {
+  OpCode op;
+  bool folded;     // the usual outcome is expected (fallback clause)
+  RkeyBase key;    // MwCur, MwPrev or Mr: the object names the key and the base
+  uint32_t qp, h;  // the QP, and the window or MR
+  uint32_t len;
+  uint64_t off;
+};
+// Returns the fields of a compact record of code `code` (p after the code byte).
+inline Compact decode_compact(uint8_t code, const uint8_t* p, const Caps& caps) {
+  const uint32_t obj = detail::le32(p) & 0xffffff;  // the record has 11 bytes after the code
+  const unsigned i = static_cast<unsigned>(code - kCompactBase);
+  Compact c;
+  c.op = kCompactOps[i >> 1];
+  c.folded = i & 1;
+  c.key = kCompactKey[(obj >> 20) & 3];
+  c.h = detail::reduce_handle(obj & 0xfffff, c.key == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw,
+                              caps);
+  c.qp = detail::reduce_handle(detail::le(p + 3, 2), HandleKind::Qp, caps);
+  c.len = static_cast<uint32_t>(detail::le(p + 5, 2));
+  c.off = detail::le32(p + 7);
+  return c;
+}
+// Sets op to the op a compact record holds (`base` being default_op(c.op)).
+inline void compact_op(const Compact& c, const Op& base, Op& op) {
+  op = base;
+  op.a[0].h = c.qp;
+  op.a[1] = Arg{0, c.h, static_cast<uint8_t>(c.key)};
+  const AddrBase at = c.key == RkeyBase::Mr ? AddrBase::Mr : AddrBase::Mw;
+  op.a[2] = Arg{c.off, c.h, static_cast<uint8_t>(at)};
+  op.a[3].v = c.len;
+}
+// Returns the handle kind and handle that lead a record of `f` (p at its
+// code byte), or false for records of no op.
+inline bool anchor(const Format& f, const uint8_t* p, const Caps& caps, HandleKind& k, uint32_t& h) {
+  const uint8_t code = f.code_of[*p];
+  if (is_compact(code)) {
+    k = HandleKind::Qp;
+    h = decode_compact(code, p + 1, caps).qp;
+    return true;
+  }
+  if (code >= kOpCount && code < kFoldBase) return false;
+  k = kAnchorKind[static_cast<int>(full_op(code))];
+  h = detail::reduce_handle(detail::le32(p + 1), k, caps);
+  return true;
+}
+// Decodes the op of a record of `f` (p at its code byte) into op; returns
+// false for records of no op.
+bool decode_any_op(const Format& f, const uint8_t* p, const Caps& caps, Op& op);
+
+// Appends the records of an op and its expectations in a version's form:
+// in version 2 a hot op whose first expectation is the usual fallback
+// folds it into a compact code.
+void encode_op_with(const Op& op, std::span<const Expectation> es, std::vector<uint8_t>& out,
+                    uint16_t version);
 // Appends the record of an op.
 void encode_op(const Op& op, std::vector<uint8_t>& out);
 // Appends the record of an expectation (its op is the record before).
 void encode_expect(const Expectation& e, std::vector<uint8_t>& out);
 // Appends a .mwb header for caps with a string table of strtab bytes.
-void encode_header(const Caps& caps, uint32_t strtab, std::vector<uint8_t>& out);
+void encode_header(const Caps& caps, uint32_t strtab, std::vector<uint8_t>& out,
+                   uint16_t version);
 
 }  // namespace mwc::mwb

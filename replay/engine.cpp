@@ -19,17 +19,17 @@ void Verdicts::merge(const Verdicts& o) {
   first = std::move(all);
 }
 
-Engine::Engine(const Profile& p, int column, const Caps& caps)
-    : model_(p), caps_(caps), column_(column) {
-  model_.reset(caps);
-}
+Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
+    : model_(p), caps_(caps), fmt_(&mwb::format(version)), fast_((model_.reset(caps), model_), caps),
+      column_(column) {}
 
-// Returns whether the op record at p (after its code) is this shard's: its
-// leading handle, reduced as decode_op reduces it, is.
-bool Engine::mine(uint8_t code, const uint8_t* p) const {
-  const auto k = mwb::kAnchorKind[code];
+// Returns whether the op record at p (its code byte) is this shard's: its
+// leading handle, reduced as decoding reduces it, is.
+bool Engine::mine(const uint8_t* p) const {
+  HandleKind k = HandleKind::Buf;
+  uint32_t h = 0;
+  mwb::anchor(*fmt_, p, caps_, k, h);
   if (k == HandleKind::Buf) return true;
-  const uint32_t h = mwb::detail::reduce_handle(mwb::detail::le32(p), k, caps_);
   return filter_.owner[filter_.node_base[static_cast<int>(k)] + h] == filter_.me;
 }
 
@@ -45,21 +45,52 @@ bool Engine::mine(uint8_t code, const uint8_t* p) const {
 }
 
 size_t Engine::feed(std::span<const uint8_t> rec) {
-  return filter_.owner ? feed_records<true>(rec) : feed_records<false>(rec);
+  if (fmt_->version < 2) return filter_.owner ? feed_records<true, false>(rec) : feed_records<false, false>(rec);
+  return filter_.owner ? feed_records<true, true>(rec) : feed_records<false, true>(rec);
 }
 
-template <bool Sharded>
+template <bool Sharded, bool V2>
 size_t Engine::feed_records(std::span<const uint8_t> rec) {
   const uint8_t* p = rec.data();
   const uint8_t* const end = p + rec.size();
+  const mwb::Format& f = *fmt_;
+  // Ops the record loop passed since they were last counted.
+  uint64_t passed = 0;
+  const auto count = [&](uint64_t& n) {
+    index_ += n, v_.ops += n, v_.checked += n, compact_hits_ += n;
+    n = 0;
+  };
   while (p < end) {
-    const uint8_t code = mwb::kCodeOf[*p];
-    const size_t size = mwb::kRecordSize[code];
+    const uint8_t code = f.code_of[*p];
+    const size_t size = f.size[code];
     if (static_cast<size_t>(end - p) < size) [[unlikely]]
       break;
-    if (code < kOpCount) [[likely]] {
+    if (V2 && mwb::is_compact(code)) [[likely]] {
       if (pending_) verdict();
-      start<Sharded>(code, p);
+      // The usual case, decided here: the usual outcome expected, the fast
+      // path passes, and no expectation record follows to add a clause.
+      if constexpr (!Sharded) {
+        // (At the end of the bytes fed, the next feed may bring one.)
+        const bool alone = end - p > static_cast<ptrdiff_t>(size) &&
+                           f.code_of[p[size]] != mwb::kExpectCode;
+        if (((code - mwb::kCompactBase) & 1) && alone && !outcomes_) [[likely]] {
+          const uint8_t* const from = p;
+          p = run_usual(p, end, passed);
+          if (p != from) continue;
+        }
+        count(passed);
+      }
+      if (start<Sharded>(p)) compact(code, p + 1);
+    } else if (code < kOpCount || (V2 && code >= mwb::kFoldBase)) {
+      if constexpr (!Sharded) count(passed);
+      if (pending_) verdict();
+      if (start<Sharded>(p)) {
+        uint64_t folded = kUnchecked;
+        out_ = run<V2>(static_cast<uint8_t>(mwb::full_op(code, &folded)), p + 1);
+        if (outcomes_) [[unlikely]]
+          outcomes_->push_back(out_);
+        if (folded != kUnchecked) seen_ = kFallback, want_ = folded;
+      }
     } else if (code == mwb::kExpectCode && pending_) {
       // Mostly one fallback clause per op: kept without further ado.
       if ((p[1] & 0x80) && !(seen_ & (kFallback | kSpecific))) [[likely]] {
@@ -71,44 +102,98 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
     }
     p += size;
   }
+  count(passed);
   // The next feed brings other bytes: keep the pending op's record.
   if (pending_ && rec_) {
-    std::memcpy(held_.data(), rec_, mwb::kRecordSize[mwb::kCodeOf[*rec_]]);
+    std::memcpy(held_.data(), rec_, f.size[f.code_of[*rec_]]);
     rec_ = nullptr;
   }
   return static_cast<size_t>(p - rec.data());
 }
 
-// Runs the op record at p (its code byte) if it is this shard's.
+// Starts the op record at p (its code byte); returns whether it is this
+// shard's, and so is to be run.
 template <bool Sharded>
-[[gnu::always_inline]] inline void Engine::start(uint8_t code, const uint8_t* p) {
+[[gnu::always_inline]] inline bool Engine::start(const uint8_t* p) {
   ++index_;
   if constexpr (Sharded) {
-    pending_ = mine(code, p + 1);
-    if (!pending_) return;
-    counts_ = filter_.me == 0 || mwb::kAnchorKind[code] != HandleKind::Buf;
+    pending_ = mine(p);
+    if (!pending_) return false;
+    HandleKind k = HandleKind::Buf;
+    uint32_t h = 0;
+    mwb::anchor(*fmt_, p, caps_, k, h);
+    counts_ = filter_.me == 0 || k != HandleKind::Buf;
   } else {
     pending_ = counts_ = true;
   }
   rec_ = p;
-  out_ = run(code, p + 1);
-  if (outcomes_) [[unlikely]]
-    outcomes_->push_back(out_);
   seen_ = 0;
   want_ = kUnchecked;
+  return true;
 }
 
-// Returns the outcome of the op record (p after its code byte) on the
-// model, decoded straight into the op's typed view.
+// Runs a run of usual compact records from p (folded, no expectation
+// record after them) while the fast path passes them; returns where it
+// stopped. A loop of its own, so that what it keeps fits in registers.
+const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed) {
+  const auto& code_of = fmt_->code_of;
+  const Caps caps = caps_;
+  uint64_t n = 0;
+  constexpr ptrdiff_t kSize = mwb::kCompactSize;
+  while (end - p > kSize) {
+    const uint8_t code = code_of[*p];
+    if (!mwb::is_compact(code) || !((code - mwb::kCompactBase) & 1) ||
+        code_of[p[kSize]] == mwb::kExpectCode)
+      break;
+    const mwb::Compact c = mwb::decode_compact(code, p + 1, caps);
+    if (!fast_.pass(c.qp, c.key, c.h, c.off, c.len, mwb::kCompactRight[code - mwb::kCompactBase],
+                    false)) [[unlikely]]
+      break;
+    p += kSize;
+    ++n;
+  }
+  passed += n;
+  return p;
+}
+
+// Returns the outcome of the op of a full record (p after its code byte),
+// decoded straight into the op's typed view: through the fast path in
+// version 2, on the model directly in version 1 (no compact records, so
+// no copies to keep).
+template <bool V2>
 [[gnu::always_inline]] inline Outcome Engine::run(uint8_t code, const uint8_t* p) {
   switch (static_cast<OpCode>(code)) {
-#define OP(name, kind, summary) \
-  case OpCode::name:            \
-    return model_.step(mwb::decode_view<args::name>(p, caps_));
+#define OP(name, kind, summary)                                   \
+  case OpCode::name:                                              \
+    if constexpr (V2)                                             \
+      return fast_.run(mwb::decode_view<args::name>(p, caps_));   \
+    else                                                          \
+      return model_.step(mwb::decode_view<args::name>(p, caps_));
     MWC_OPS(OP)
 #undef OP
   }
   __builtin_unreachable();
+}
+
+// Runs a compact record (p after its code byte): through the fast path,
+// else (a refusal, a stale copy) on the model. A folded code brings the
+// usual outcome as the op's fallback clause.
+[[gnu::always_inline]] inline void Engine::compact(uint8_t code, const uint8_t* p) {
+  const mwb::Compact c = mwb::decode_compact(code, p, caps_);
+  if (fast_.pass(c.qp, c.key, c.h, c.off, c.len, mwb::kCompactRight[code - mwb::kCompactBase],
+                 false)) [[likely]] {
+    ++compact_hits_;
+    out_ = mwb::kUsualOutcome;
+  } else {
+    mwb::compact_op(c, default_op(c.op), op_);
+    out_ = fast_.slow(op_);
+  }
+  if (outcomes_) [[unlikely]]
+    outcomes_->push_back(out_);
+  if (c.folded) {
+    seen_ = kFallback;
+    want_ = mwb::kUsualWord;
+  }
 }
 
 // Keeps an expectation of the pending op as the whole-trace decoder would
@@ -140,9 +225,8 @@ void Engine::check(uint64_t word) {
   if (matches(want, out_)) return;
   if (++v_.mismatches > Verdicts::kKeep) return;
   const uint8_t* rec = rec_ ? rec_ : held_.data();
-  const auto code = static_cast<OpCode>(mwb::kCodeOf[*rec]);
-  Op op = default_op(code);
-  mwb::decode_op(code, rec + 1, caps_, op);
+  Op op;
+  mwb::decode_any_op(*fmt_, rec, caps_, op);
   v_.first.push_back(Mismatch{index_ - 1, op_to_text(op), to_text(out_), to_text(want),
                                 std::string(rule_desc(out_.rule).id)});
 }

@@ -1,7 +1,9 @@
 // The replay engine: runs a stream of .mwb records on the reference model
-// itself (Model::step, the same code `mwcheck run` uses) and checks every
-// op against the trace's expectations, keeping only the current op: memory
-// depends on the model's tables, never on the trace's length.
+// (Model::step, the same code `mwcheck run` uses), its hot ops through the
+// NIC-shaped fast path derived from the same rules (fast_path.hpp), and
+// checks every op against the trace's expectations, keeping only the
+// current op: memory depends on the model's tables, never on the trace's
+// length.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -9,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "refmodel/binary_codec.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/mwb_record.hpp"
+#include "replay/fast_path.hpp"
 
 namespace mwc::replay {
 
@@ -43,8 +47,11 @@ struct ShardFilter {
 class alignas(64) Engine {
  public:
   // `column` is the profile column of the expectations to check (-1: the
-  // fallback clauses only, for a knob-adjusted profile).
-  Engine(const Profile& p, int column, const Caps& caps);
+  // fallback clauses only, for a knob-adjusted profile); `version` the
+  // .mwb version of the records fed.
+  Engine(const Profile& p, int column, const Caps& caps, uint16_t version = kMwbVersion);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
   // Runs only this shard's ops.
   void set_filter(const ShardFilter& f) { filter_ = f; }
   // Appends each run op's outcome to `out` (tests compare them with run's).
@@ -55,21 +62,30 @@ class alignas(64) Engine {
   size_t feed(std::span<const uint8_t> rec);
   // Checks the last op; returns the verdicts of everything fed.
   const Verdicts& finish();
+  // Returns how many ops the fast path decided.
+  uint64_t fast_ops() const { return fast_.hits() + compact_hits_; }
 
  private:
   // The record loop, for an engine that runs every op or only its shard's.
-  template <bool Sharded>
+  template <bool Sharded, bool V2>
   size_t feed_records(std::span<const uint8_t> rec);
   template <bool Sharded>
-  void start(uint8_t code, const uint8_t* p);
+  bool start(const uint8_t* p);
+  void compact(uint8_t code, const uint8_t* p);
+  template <bool V2>
   Outcome run(uint8_t code, const uint8_t* p);
+  const uint8_t* run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed);
   void take_expect(const uint8_t* p);
   void verdict();
   [[gnu::noinline]] void check(uint64_t word);
-  bool mine(uint8_t code, const uint8_t* p) const;
+  bool mine(const uint8_t* p) const;
 
   Model model_;
   Caps caps_;
+  const mwb::Format* fmt_;
+  FastPath fast_;
+  uint64_t compact_hits_ = 0;
+  Op op_;  // the op being run (full records and the slow path)
   int column_;
   ShardFilter filter_;
   std::vector<Outcome>* outcomes_ = nullptr;

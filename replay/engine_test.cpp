@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include <sys/stat.h>
@@ -76,7 +77,7 @@ void expect_same(const Verdicts& a, const Verdicts& b, const std::string& what) 
 Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Profile& p, int column, size_t step,
                       std::vector<Outcome>& outs) {
   const Trace t = std::get<Trace>(decode_mwb(mwb));
-  Engine e(p, column, t.caps);
+  Engine e(p, column, t.caps, static_cast<uint16_t>(mwb[4]));
   e.record_outcomes(&outs);
   std::vector<uint8_t> pending;
   const size_t end = mwb.size() - (mwb[28] | mwb[29] << 8 | mwb[30] << 16 | mwb[31] << 24);
@@ -94,8 +95,9 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
   uint64_t mismatches = 0;
   for (const auto& f : files) {
     const Trace t = testing::parse_or_fail(testing::read_file(f));
-    const auto mwb = encode_mwb(t);
+    for (const uint16_t version : {uint16_t{1}, uint16_t{2}})
     for (const auto& u : unders()) {
+      const auto mwb = encode_mwb(t, version);
       ModelBackend backend(parse(u.spec), u.column);
       std::vector<Outcome> want;
       backend.run(t, want);
@@ -104,7 +106,8 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
       for (size_t step : {size_t{1}, size_t{7}, mwb.size()}) {
         std::vector<Outcome> got;
         const Verdicts v = replay_bytes(mwb, parse(u.spec), u.column, step, got);
-        const std::string what = f.filename().string() + " under " + u.spec;
+        const std::string what =
+            f.filename().string() + " under " + u.spec + " version " + std::to_string(version);
         ASSERT_EQ(got.size(), want.size()) << what;
         for (size_t i = 0; i < got.size(); ++i) {
           EXPECT_EQ(got[i], want[i]) << what << " op " << i + 1;
@@ -115,6 +118,54 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
     }
   }
   EXPECT_GT(mismatches, 0u) << "the adjusted profiles should mismatch somewhere";
+}
+
+// The record bytes of a .mwb image, as a replay source.
+uint64_t body_size(const std::vector<uint8_t>& mwb) {
+  return mwb.size() - kMwbHeaderSize - (mwb[28] | mwb[29] << 8 | mwb[30] << 16 | mwb[31] << 24);
+}
+Source memory(const std::vector<uint8_t>& mwb) {
+  return [&mwb](uint64_t begin, uint64_t end, const Feed& feed) {
+    feed(std::span(mwb).subspan(kMwbHeaderSize + begin, end - begin));
+    return std::string();
+  };
+}
+
+// Any bytes, in either version: the engine decodes them as the codec does
+// and decides each op as `run` does, its fast path included.
+TEST(Engine, AnyRecordsReplayAsTheCodecDecodesThem) {
+  std::mt19937_64 rng(7);
+  const Caps caps{2, 2, 3, 3, 3};
+  for (int round = 0; round < 3000; ++round) {
+    const uint16_t version = round % 3 ? 2 : 1;
+    std::vector<uint8_t> bytes(rng() % 600);
+    for (auto& b : bytes) {
+      b = static_cast<uint8_t>(rng());
+      // Mostly compact records of version 2, so the fast path is reached.
+      if (version == 2 && rng() % 4 == 0) b = static_cast<uint8_t>(mwb::kCompactBase + rng() % 4);
+    }
+    const Trace t = decode_records(bytes, caps, {}, version);
+    const int column = static_cast<int>(rng() % kProfileCount);
+    const Profile p = profile(static_cast<ProfileId>(column));
+    std::vector<Outcome> want, got;
+    ModelBackend(p, column).run(t, want);
+    Engine e(p, column, caps, version);
+    e.record_outcomes(&got);
+    const size_t used = e.feed(bytes);
+    EXPECT_LE(used, bytes.size());
+    const Verdicts v = e.finish();
+    ASSERT_EQ(got.size(), want.size()) << "round " << round;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i], want[i]) << "round " << round << " op " << i + 1;
+      EXPECT_EQ(got[i].rule, want[i].rule) << "round " << round << " op " << i + 1;
+    }
+    expect_same(v, run_verdicts(t, want, column), "round " + std::to_string(round));
+    // Without outcomes recorded, runs of usual records take the record
+    // loop's own fast lane: the same verdicts.
+    Engine fast(p, column, caps, version);
+    fast.feed(bytes);
+    expect_same(fast.finish(), v, "round " + std::to_string(round) + " (fast lane)");
+  }
 }
 
 TEST(Engine, ShardedReplayDecidesAsOneThread) {
@@ -128,9 +179,11 @@ TEST(Engine, ShardedReplayDecidesAsOneThread) {
         .write(reinterpret_cast<const char*>(mwb.data()), static_cast<long>(mwb.size()));
     for (const auto& u : unders()) {
       const ReplayRun one = replay_file(path, parse(u.spec), u.column, 1);
-      const ReplayRun four = replay_file(path, parse(u.spec), u.column, 4);
+      const ReplayRun four = replay_sharded(memory(mwb), body_size(mwb), t.caps, parse(u.spec),
+                                            u.column, 4, kMwbVersion);
       ASSERT_EQ(one.error, "");
       ASSERT_EQ(four.error, "");
+      EXPECT_EQ(one.bytes, body_size(mwb));
       expect_same(four.verdicts, one.verdicts, path.string() + " under " + u.spec);
     }
   }
@@ -147,11 +200,21 @@ TEST(Engine, GeneratedTracesSplitIntoShards) {
   o.pds = 5, o.mrs_per_pd = 8, o.mws_per_pd = 32, o.qps_per_pd = 2;
   EXPECT_EQ(generate(o, *binary_sink(f)), "");
   std::fclose(f);
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<uint8_t> mwb{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  ASSERT_GT(mwb.size(), kMwbHeaderSize);
+  const Trace t = std::get<Trace>(decode_mwb(mwb));
   for (const auto& [spec, column] : {std::pair{"mlx5", 4}, {"verbs+dereg_bound=allowed", -1}}) {
     const ReplayRun one = replay_file(path, parse(spec), column, 1);
-    const ReplayRun two = replay_file(path, parse(spec), column, 2);
+    const ReplayRun two = replay_sharded(memory(mwb), body_size(mwb), t.caps, parse(spec), column, 2,
+                                         kMwbVersion);
     ASSERT_EQ(two.error, "");
     EXPECT_EQ(two.shards, 2);
+    // One file on two threads: one engine, and a note saying to shard.
+    const ReplayRun file_two = replay_file(path, parse(spec), column, 2);
+    EXPECT_EQ(file_two.shards, 1);
+    EXPECT_NE(file_two.note.find("--shards"), std::string::npos);
+    expect_same(file_two.verdicts, one.verdicts, spec);
     EXPECT_EQ(one.verdicts.ops, 20000u);
     expect_same(two.verdicts, one.verdicts, spec);
   }

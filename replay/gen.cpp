@@ -6,6 +6,7 @@
 #include <optional>
 #include <random>
 
+#include "refmodel/binary_codec.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/mwb_record.hpp"
 #include "refmodel/text_codec.hpp"
@@ -390,10 +391,9 @@ std::string Gen::run() {
 class BinarySink final : public TraceSink {
  public:
   explicit BinarySink(std::FILE* f) : f_(f) {}
-  void begin(const Caps& caps) override { mwb::encode_header(caps, 0, buf_); }
+  void begin(const Caps& caps) override { mwb::encode_header(caps, 0, buf_, kMwbVersion); }
   void op(const Op& op, const std::vector<Expectation>& es) override {
-    mwb::encode_op(op, buf_);
-    for (const auto& e : es) mwb::encode_expect(e, buf_);
+    mwb::encode_op_with(op, es, buf_, kMwbVersion);
     if (buf_.size() >= (1u << 20)) flush();
   }
   bool end() override {

@@ -8,7 +8,8 @@
 
 namespace mwc::replay {
 
-Partition::Partition(const Caps& caps) : caps_(caps) {
+Partition::Partition(const Caps& caps, uint16_t version)
+    : caps_(caps), fmt_(&mwb::format(version)) {
   uint32_t n = 0;
   for (int k = 0; k < kHandleKinds; ++k) {
     base_[k] = n;
@@ -83,13 +84,9 @@ void Partition::add(const Op& op) {
 size_t Partition::feed(std::span<const uint8_t> rec) {
   size_t i = 0;
   while (i < rec.size()) {
-    const uint8_t code = mwb::kCodeOf[rec[i]];
-    const size_t size = mwb::kRecordSize[code];
+    const size_t size = fmt_->size[fmt_->code_of[rec[i]]];
     if (rec.size() - i < size) break;
-    if (code < kOpCount) {
-      mwb::decode_op(static_cast<OpCode>(code), rec.data() + i + 1, caps_, op_);
-      add(op_);
-    }
+    if (mwb::decode_any_op(*fmt_, rec.data() + i, caps_, op_)) add(op_);
     i += size;
   }
   return i;
@@ -104,11 +101,12 @@ void Partition::merge(Partition& other) {
 }
 
 size_t Partition::cut(std::span<const uint8_t> rec, uint64_t at, uint64_t total, int n,
-                      std::vector<uint64_t>& starts) {
+                      std::vector<uint64_t>& starts, uint16_t version) {
+  const mwb::Format& f = mwb::format(version);
   if (starts.empty()) starts.push_back(0);
   size_t i = 0;
   while (i < rec.size()) {
-    const size_t size = mwb::kRecordSize[mwb::kCodeOf[rec[i]]];
+    const size_t size = f.size[f.code_of[rec[i]]];
     if (rec.size() - i < size) break;
     const uint64_t next = total / static_cast<uint64_t>(n) * starts.size();
     if (static_cast<int>(starts.size()) < n && at + i >= next) starts.push_back(at + i);

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "refmodel/mwb_record.hpp"
 #include "refmodel/op.hpp"
 #include "refmodel/trace.hpp"
 #include "replay/engine.hpp"
@@ -18,7 +19,8 @@ namespace mwc::replay {
 // Cache-line aligned: the pieces of a partition are built side by side.
 class alignas(64) Partition {
  public:
-  explicit Partition(const Caps& caps);
+  // A partition of a trace of `caps` in .mwb version `version`.
+  explicit Partition(const Caps& caps, uint16_t version = 1);
   // Notes the objects one op names together.
   void add(const Op& op);
   // Notes every op of a span of whole records; returns the bytes used.
@@ -30,7 +32,7 @@ class alignas(64) Partition {
   // previous call: `at` is the offset of rec in the whole and `total` its
   // size. Returns the bytes used.
   static size_t cut(std::span<const uint8_t> rec, uint64_t at, uint64_t total, int n,
-                    std::vector<uint64_t>& starts);
+                    std::vector<uint64_t>& starts, uint16_t version);
   // Assigns the components to at most `shards` shards, largest first onto
   // the least loaded; returns how many shards got work.
   int assign(int shards);
@@ -46,6 +48,7 @@ class alignas(64) Partition {
   static constexpr uint32_t kNone = ~0u;
 
   Caps caps_;
+  const mwb::Format* fmt_;
   std::array<uint32_t, kHandleKinds> base_{};
   std::vector<uint32_t> parent_;
   std::vector<uint64_t> ops_;  // ops led by each node

@@ -51,6 +51,7 @@ Reader::Reader(const std::string& path, size_t chunk) : path_(path), chunk_(chun
   for (int k = 0; k < kHandleKinds; ++k)
     caps_[k] = std::clamp(static_cast<uint32_t>(mwb::detail::le(h + 8 + 4 * k, 4)), 1u, kMaxCap[k]);
   strtab_ = static_cast<uint32_t>(mwb::detail::le(h + 28, 4));
+  version_ = static_cast<uint16_t>(mwb::detail::le(h + 4, 2));
   if (regular_) {
     const uint64_t body = static_cast<uint64_t>(st.st_size) - kMwbHeaderSize;
     records_ = records_left_ = body - std::min<uint64_t>(strtab_, body);

@@ -25,6 +25,8 @@ class Reader {
   const std::string& error() const { return error_; }
   // Returns the caps the header declares, clamped into [1, kMaxCap].
   const Caps& caps() const { return caps_; }
+  // Returns the .mwb version of the file.
+  uint16_t version() const { return version_; }
   // Returns whether the input can be read again (a regular file).
   bool rereadable() const { return regular_; }
 
@@ -52,6 +54,7 @@ class Reader {
   uint64_t read_ = 0;
   size_t chunk_;
   Caps caps_{1, 1, 1, 1, 1};
+  uint16_t version_ = 1;
   std::vector<uint8_t> buf_;
 };
 

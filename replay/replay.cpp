@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "replay/partition.hpp"
@@ -29,7 +30,7 @@ std::string first_error(const std::vector<std::string>& errors) {
 }  // namespace
 
 ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, const Profile& p,
-                   int column, int threads) {
+                         int column, int threads, uint16_t version) {
   ReplayRun run;
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<uint64_t> starts{0};
@@ -37,7 +38,7 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
     starts.clear();
     uint64_t at = 0;
     run.error = src(0, total, [&](std::span<const uint8_t> rec) {
-      const size_t used = Partition::cut(rec, at, total, threads, starts);
+      const size_t used = Partition::cut(rec, at, total, threads, starts, version);
       at += used;
       return used;
     });
@@ -48,7 +49,7 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
   std::vector<Partition> parts;
   std::vector<std::string> errors(std::max<size_t>(pieces, static_cast<size_t>(threads)));
   if (threads > 1) {
-    parts.assign(pieces, Partition(caps));
+    parts.assign(pieces, Partition(caps, version));
     on_threads(pieces, [&](size_t s) {
       errors[s] = src(starts[s], starts[s + 1], [&](auto rec) { return parts[s].feed(rec); });
     });
@@ -56,17 +57,16 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
     for (size_t s = 1; s < pieces; ++s) parts[0].merge(parts[s]);
     run.shards = parts[0].assign(std::min(threads, 64));
   }
-  std::vector<Engine> engines;
-  engines.reserve(static_cast<size_t>(run.shards));
+  std::vector<std::unique_ptr<Engine>> engines;
   for (int s = 0; s < run.shards; ++s) {
-    engines.emplace_back(p, column, caps);
-    if (run.shards > 1) engines.back().set_filter(parts[0].filter(s));
+    engines.push_back(std::make_unique<Engine>(p, column, caps, version));
+    if (run.shards > 1) engines.back()->set_filter(parts[0].filter(s));
   }
   on_threads(engines.size(), [&](size_t s) {
-    errors[s] = src(0, total, [&](auto rec) { return engines[s].feed(rec); });
+    errors[s] = src(0, total, [&](auto rec) { return engines[s]->feed(rec); });
   });
   if (run.error = first_error(errors); !run.error.empty()) return run;
-  for (auto& e : engines) run.verdicts.merge(e.finish());
+  for (auto& e : engines) run.verdicts.merge(e->finish());
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }
@@ -74,24 +74,19 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
 ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads) {
   const auto t0 = std::chrono::steady_clock::now();
   ReplayRun run;
-  Reader head(path);
-  if (!head.ok()) {
-    run.error = head.error();
+  Reader r(path);
+  if (!r.ok()) {
+    run.error = r.error();
     return run;
   }
-  if (!head.rereadable()) {  // a pipe: one pass, one engine
-    Engine e(p, column, head.caps());
-    if (!head.for_each_chunk([&](std::span<const uint8_t> rec) { return e.feed(rec); }))
-      run.error = head.error();
-    run.verdicts = e.finish();
-    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return run;
-  }
-  const Source file = [&](uint64_t begin, uint64_t end, const Feed& feed) {
-    Reader r(path);
-    return r.for_each_chunk(feed, begin, end) ? std::string() : r.error();
-  };
-  run = replay_sharded(file, head.record_bytes(), head.caps(), p, column, threads);
+  if (threads > 1)
+    run.note = "one file replays on one thread (threads would each read all of it): write shards "
+               "with `mwcheck gen --shards N` and replay them with --threads N";
+  Engine e(p, column, r.caps(), r.version());
+  if (!r.for_each_chunk([&](std::span<const uint8_t> rec) { return e.feed(rec); }))
+    run.error = r.error();
+  run.verdicts = e.finish();
+  run.bytes = r.bytes_read();
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }

@@ -22,16 +22,20 @@ struct ReplayRun {
   Verdicts verdicts;
   int shards = 1;      // shards that had work
   double seconds = 0;  // wall time, sharding included
+  uint64_t bytes = 0;  // record bytes replayed (header and string table aside)
+  std::string note;    // what the user should know (threads not used, and why)
 };
 
 // Replays a trace of `total` record bytes on up to `threads` threads: the
 // objects are partitioned (in pieces, one per thread), the components
 // spread over shards, and each shard's ops replayed by its own engine.
 ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, const Profile& p,
-                   int column, int threads);
+                         int column, int threads, uint16_t version = kMwbVersion);
 
-// Replays one file under a profile, checking the expectations of `column`;
-// sharded when threads > 1 and the file is regular (a pipe streams).
+// Replays one file under a profile, checking the expectations of `column`,
+// on one engine. Splitting one file costs a pass over it, and each engine
+// would read every record: more threads would be slower than one, so with
+// threads > 1 the run says (in `note`) to replay shard files instead.
 ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads);
 
 // Replays several files, up to `threads` at once, each on its own engine:

@@ -1,0 +1,271 @@
+// The replay's data path, shaped like a NIC's: a peer's RDMA read, write or
+// atomic through the current key of a window or an MR is checked against
+// flat per-slot copies (QP word; window or MR slot with the fields the
+// rules read, the window's MR folded in). An op that runs on the model makes
+// the copies of the objects it names stale; a stale copy is taken from the
+// model again when next read (an MR's at once, with a generation that the
+// windows copied from it compare). The checks are the rule templates of rules.hpp
+// (grants, remote_range_ok, translate, atomic_aligned) on those copies. A
+// pass means the model would answer the usual success and change nothing;
+// anything else (a refusal, a stale copy, an op of another shape) runs on
+// the model itself. D is the rules' domain: a test breaks one template
+// (broken_rules.hpp) to see the differential tests fail.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "refmodel/model.hpp"
+#include "refmodel/rules.hpp"
+
+namespace mwc::replay {
+
+template <class D = Concrete>
+class FastPathT {
+ public:
+  // A fast path over `model` (reset for caps; outlives this). Allocates.
+  FastPathT(Model& model, const Caps& caps)
+      : model_(model),
+        range_(model.remote_range_alt()),
+        qps_(caps[4]),
+        wins_(caps[3]),
+        mrs_(caps[2]),
+        mr_gen_(caps[2], 0) {}
+
+  // Returns whether a hot op through the key `key` of object h (a window
+  // for MwCur, an MR for Mr; the address an offset into the same object)
+  // passes every check, and so succeeds with no change of state. False:
+  // ask the model.
+  [[gnu::always_inline, gnu::flatten]] bool pass(uint32_t qp, RkeyBase key, uint32_t h,
+                                                 uint64_t off, uint64_t len, uint32_t right,
+                                                 bool atomic) {
+    if (!(qps_[qp].serves & bit(right))) [[unlikely]]
+      if (!fresh_qp(qp, right)) return false;
+    const uint32_t pd = qps_[qp].pd;
+    if (key == RkeyBase::MwCur) {
+      if (wins_[h].state != kOk) [[unlikely]]
+        if (!fresh_win(h)) return false;
+      const WinSlot& s = wins_[h];
+      // PD and (type 2) owner QP in one compare: the slot's word masked.
+      const uint64_t who = uint64_t{pd} << 32 | qp;
+      if (((who ^ s.who) & s.who_mask) != 0 || mr_gen_[s.mr] != s.mr_gen)
+          [[unlikely]]
+        return false;
+      // Addr{Mw, h, off} as the model resolves it.
+      const uint64_t raddr = (s.zb ? 0 : s.addr) + off;
+      return rules::grants<D>(s.access, right) &&
+             rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen, range_) &&
+             (!atomic || rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)));
+    }
+    if (key == RkeyBase::Mr) {
+      const MrSlot& s = mrs_[h];
+      const uint64_t raddr = s.iova + off;  // Addr{Mr, h, off}
+      return s.ok && s.pd == pd && rules::grants<D>(s.access, right) &&
+             rules::range_within<D>(raddr, len, s.iova, s.len) &&
+             (!atomic || rules::atomic_aligned<D>(raddr));
+    }
+    return false;
+  }
+
+  // Returns the outcome of op: the usual success when the fast path passes
+  // it, else the model's (and the copies of what it names refreshed).
+  Outcome step(const Op& op) {
+    uint32_t right = 0;
+    bool atomic = false;
+    switch (op.code) {
+      case OpCode::peer_write: right = acc::REMOTE_WRITE; break;
+      case OpCode::peer_read: right = acc::REMOTE_READ; break;
+      case OpCode::peer_fetch_add:
+      case OpCode::peer_cmp_swap: right = acc::REMOTE_ATOMIC, atomic = true; break;
+      default: return slow(op);
+    }
+    const Arg &key = op.a[1], &addr = op.a[2];
+    const auto kb = static_cast<RkeyBase>(key.tag);
+    const AddrBase at = kb == RkeyBase::Mr ? AddrBase::Mr : AddrBase::Mw;
+    const bool shaped = (kb == RkeyBase::MwCur || kb == RkeyBase::Mr) && key.v == 0 &&
+                        addr.tag == static_cast<uint8_t>(at) && addr.h == key.h;
+    const uint64_t len = atomic ? 8 : op.a[3].v;
+    if (shaped && pass(op.a[0].h, kb, key.h, addr.v, len, right, atomic)) {
+      ++hits_;
+      return kSuccess;
+    }
+    return slow(op);
+  }
+
+  // The same for an op given as its typed view (args::<name>), as the
+  // replay engine decodes a full record: no uniform Op in between.
+  template <class View>
+  Outcome run(const View& v) {
+    constexpr OpCode c = View::code;
+    if constexpr (c == OpCode::peer_write || c == OpCode::peer_read ||
+                  c == OpCode::peer_fetch_add || c == OpCode::peer_cmp_swap) {
+      constexpr bool atomic = c == OpCode::peer_fetch_add || c == OpCode::peer_cmp_swap;
+      constexpr uint32_t right = c == OpCode::peer_write  ? acc::REMOTE_WRITE
+                                 : c == OpCode::peer_read ? acc::REMOTE_READ
+                                                          : acc::REMOTE_ATOMIC;
+      uint64_t len = 8;
+      if constexpr (!atomic) len = v.len;
+      const auto kb = static_cast<RkeyBase>(v.rkey.tag);
+      const AddrBase at = kb == RkeyBase::Mr ? AddrBase::Mr : AddrBase::Mw;
+      if ((kb == RkeyBase::MwCur || kb == RkeyBase::Mr) && v.rkey.v == 0 &&
+          v.addr.tag == static_cast<uint8_t>(at) && v.addr.h == v.rkey.h &&
+          pass(v.qp, kb, v.rkey.h, v.addr.v, len, right, atomic)) {
+        ++hits_;
+        return kSuccess;
+      }
+    }
+    const Outcome o = model_.step(v);
+    last_mr_ = kNoHandle;
+    touch_view(v);
+    return o;
+  }
+
+  // Returns the model's outcome of op; the copies of every object op names
+  // (its handles, its addresses' bases, its keys' objects) become stale,
+  // to be taken again from the model when next read.
+  Outcome slow(const Op& op) {
+    const Outcome o = model_.step(op);
+    last_mr_ = kNoHandle;
+    switch (op.code) {
+#define MWC_TOUCH(kind, fname, mode, def, lo, hi) touch<FieldKind::kind>(op.a[i++]);
+#define OP(name, kind, summary) \
+  case OpCode::name: {          \
+    int i = 0;                  \
+    MWC_FIELDS_##name(MWC_TOUCH) \
+    (void)i;                    \
+    break;                      \
+  }
+      MWC_OPS(OP)
+#undef OP
+#undef MWC_TOUCH
+    }
+    return o;
+  }
+
+  // Returns how many ops passed the fast path.
+  uint64_t hits() const { return hits_; }
+
+ private:
+  static constexpr Outcome kSuccess = [] {
+    Outcome o;
+    o.wc = WcStatus::kIBV_WC_SUCCESS;
+    o.rule = Rule::remote_ok;
+    return o;
+  }();
+  static constexpr uint8_t bit(uint32_t right) {
+    return right == acc::REMOTE_WRITE ? 1 : right == acc::REMOTE_READ ? 2 : 4;
+  }
+  // QP and window copies are stale (to be taken from the model when read)
+  // until first read, and after an op names their object.
+  static constexpr uint8_t kStaleQp = 0x80;
+  struct QpWord {
+    uint32_t pd = 0;
+    uint8_t serves = kStaleQp;  // bit(right) for each right its responder takes
+  };
+  enum : uint8_t { kRefused, kOk, kStale };
+  struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
+    uint8_t state = kStale;
+    bool zb = false;
+    uint32_t access = 0, mr = 0, mr_gen = 0;
+    uint64_t who = 0, who_mask = 0;  // PD << 32 | owner QP; the owner masked out when any QP may
+    uint64_t addr = 0, len = 0, iova = 0, mlen = 0;
+  };
+  struct MrSlot {
+    bool ok = false;
+    uint32_t pd = 0, access = 0, rkey = 0;
+    uint64_t iova = 0, len = 0;
+    friend bool operator==(const MrSlot&, const MrSlot&) = default;
+  };
+
+  // Marks what one field of a typed view names (handles, addresses, keys).
+  template <FieldKind K, class T>
+  void touch_field(const T& x) {
+    if constexpr (is_handle(K)) touch<K>(Arg{0, x, 0});
+    else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey) touch<K>(x);
+  }
+#define MWC_TOUCH_V(kind, fname, mode, def, lo, hi) touch_field<FieldKind::kind>(v.fname);
+#define OP(name, kind, summary) \
+  void touch_view(const args::name& v) { MWC_FIELDS_##name(MWC_TOUCH_V) }
+  MWC_OPS(OP)
+#undef OP
+#undef MWC_TOUCH_V
+
+  template <FieldKind K>
+  void touch(const Arg& a) {
+    if constexpr (K == FieldKind::Qp) {
+      if (a.h < qps_.size()) qps_[a.h].serves = kStaleQp;
+    } else if constexpr (K == FieldKind::Mw) {
+      stale_win(a.h);
+    } else if constexpr (K == FieldKind::Mr) {
+      stale_mr(a.h);
+    } else if constexpr (K == FieldKind::Addr) {
+      if (a.tag == static_cast<uint8_t>(AddrBase::Mw)) stale_win(a.h);
+      if (a.tag == static_cast<uint8_t>(AddrBase::Mr)) stale_mr(a.h);
+    } else if constexpr (K == FieldKind::Rkey) {
+      // Keys keep their object's index: a raw key names it by index.
+      if (a.tag == static_cast<uint8_t>(RkeyBase::Mr)) stale_mr(a.h);
+      else if (a.tag != static_cast<uint8_t>(RkeyBase::Raw)) stale_win(a.h);
+      else if ((a.h >> 8) & kMwIndexBit) stale_win((a.h >> 8) & ~kMwIndexBit);
+      else if (a.h >> 8) stale_mr((a.h >> 8) - 1);
+    }
+  }
+  void stale_win(uint32_t h) {
+    if (h < wins_.size()) wins_[h].state = kStale;
+  }
+  // MRs change seldom, and windows copy them: taken again at once.
+  void stale_mr(uint32_t h) {
+    if (h < mrs_.size() && h != last_mr_) refresh_mr(h), last_mr_ = h;
+  }
+  // Returns whether QP qp serves `right`, its copy taken again if stale.
+  [[gnu::noinline, gnu::cold]] bool fresh_qp(uint32_t qp, uint32_t right) {
+    if (!(qps_[qp].serves & kStaleQp)) return false;
+    refresh_qp(qp);
+    return qps_[qp].serves & bit(right);
+  }
+  // Returns whether window h's copy is valid, taken again if stale.
+  [[gnu::noinline, gnu::cold]] bool fresh_win(uint32_t h) {
+    if (wins_[h].state != kStale) return false;
+    refresh_win(h);
+    return wins_[h].state == kOk;
+  }
+  void refresh_qp(uint32_t h) {
+    QpWord& q = qps_[h];
+    q.pd = model_.qp_pd(h);
+    q.serves = 0;
+    for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
+      if (model_.serves(h, r)) q.serves |= bit(r);
+  }
+  void refresh_win(uint32_t h) {
+    WinSlot& s = wins_[h];
+    const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::MwCur)});
+    const Model::KeyTarget t = model_.key_target(rkey);
+    // Only the window's own slot: the current key names window h itself.
+    s.state = t.ok && t.window && (rkey >> 8) == (kMwIndexBit | h) ? kOk : kRefused;
+    s.zb = t.zero_based;
+    s.who = uint64_t{t.pd} << 32 | t.owner;
+    s.who_mask = t.owner == kNoHandle ? ~uint64_t{0} << 32 : ~uint64_t{0};
+    s.access = t.access;
+    s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
+    s.mr = t.ok ? t.mr : 0;
+    s.mr_gen = mr_gen_[s.mr];
+  }
+  void refresh_mr(uint32_t h) {
+    const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::Mr)});
+    const Model::KeyTarget t = model_.key_target(rkey);
+    const MrSlot now{t.ok && !t.window, t.pd, t.access, rkey, t.addr, t.len};
+    // The windows over it copied it: a change makes their copies stale.
+    if (!(now == mrs_[h])) ++mr_gen_[h], mrs_[h] = now;
+  }
+
+  Model& model_;
+  uint8_t range_;
+  std::vector<QpWord> qps_;
+  std::vector<WinSlot> wins_;
+  std::vector<MrSlot> mrs_;
+  std::vector<uint32_t> mr_gen_;
+  uint32_t last_mr_ = kNoHandle;  // the MR the op being touched refreshed last
+  uint64_t hits_ = 0;
+};
+
+using FastPath = FastPathT<>;
+
+}  // namespace mwc::replay

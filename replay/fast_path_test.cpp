@@ -1,0 +1,131 @@
+#include "replay/fast_path.hpp"
+
+#include <gtest/gtest.h>
+
+#include "refmodel/binary_codec.hpp"
+#include "refmodel/broken_rules.hpp"
+#include "refmodel/mwb_record.hpp"
+#include "refmodel/test_util.hpp"
+#include "refmodel/text_codec.hpp"
+#include "replay/fast_path_diff.hpp"
+#include "replay/gen.hpp"
+
+namespace mwc::replay {
+namespace {
+
+// Every profile, and every alternative of every knob on the verbs profile.
+std::vector<Profile> all_profiles() {
+  std::vector<Profile> ps;
+  for (int c = 0; c < kProfileCount; ++c) ps.push_back(profile(static_cast<ProfileId>(c)));
+  const auto knobs = knob_descs();
+  for (size_t k = 0; k < knobs.size(); ++k)
+    for (size_t a = 0; a < knobs[k].alts.size(); ++a) {
+      Profile p = profile(ProfileId::verbs);
+      p.v[k] = static_cast<uint8_t>(a);
+      p.name = "verbs+" + std::string(knobs[k].name) + "=" + std::string(knobs[k].alts[a].name);
+      ps.push_back(p);
+    }
+  return ps;
+}
+
+class VectorSink final : public TraceSink {
+ public:
+  std::vector<uint8_t> bytes;
+  void begin(const Caps& c) override { mwb::encode_header(c, 0, bytes, kMwbVersion); }
+  void op(const Op& op, const std::vector<Expectation>& es) override {
+    mwb::encode_op_with(op, es, bytes, kMwbVersion);
+  }
+  bool end() override { return true; }
+};
+
+// Generated traces: few objects (so keys, windows and QPs meet), many
+// errors, churn, and each profile steering its expectations.
+std::vector<Trace> generated() {
+  std::vector<Trace> ts;
+  const char* mixes[] = {"", "dereg_mr=200,rereg_mr=200,dealloc_mw=100",
+                         "peer_fetch_add=300,peer_cmp_swap=300,wr_local_inv=200,peer_send_inv=200"};
+  uint64_t seed = 1;
+  for (const char* mix : mixes)
+    for (const uint32_t errors : {10u, 300u}) {
+      GenOptions o;
+      o.ops = 6000;
+      o.seed = seed++;
+      o.mix = mix;
+      o.pds = 2, o.mrs_per_pd = 3, o.mws_per_pd = 6, o.qps_per_pd = 2;
+      o.error_permille = errors;
+      VectorSink s;
+      EXPECT_EQ(generate(o, s), "");
+      ts.push_back(std::get<Trace>(decode_mwb(s.bytes)));
+    }
+  return ts;
+}
+
+// The corpus, and accesses at the edges the fast path's checks decide.
+std::vector<Trace> corpus() {
+  std::vector<Trace> ts;
+  for (const auto& f : testing::corpus_files()) ts.push_back(testing::parse_or_fail(testing::read_file(f)));
+  const std::string head =
+      "buf b0 len=4096\nalloc_pd p0\n"
+      "reg_mr m0 pd=p0 addr=b0 len=4096 access=LOCAL_WRITE|REMOTE_READ|REMOTE_WRITE|REMOTE_ATOMIC|MW_BIND\n"
+      "alloc_mw w0 pd=p0 type=1\ncreate_qp q0 pd=p0\n"
+      "bind_mw q0 w0 mr=m0 addr=m0+64 len=128 access=REMOTE_READ|REMOTE_WRITE|REMOTE_ATOMIC\n"
+      "poll_cq q0\n";
+  for (const char* last : {"peer_fetch_add q0 rkey=w0 addr=w0+9", "peer_cmp_swap q0 rkey=m0 addr=m0+4095",
+                           "peer_read q0 rkey=w0 addr=w0+120 len=9", "peer_write q0 rkey=m0 addr=m0+4095 len=2",
+                           "peer_read q0 rkey=w0 addr=w0+0 len=128", "peer_write q0 rkey=m0 addr=m0 len=4096"})
+    ts.push_back(testing::parse_or_fail(head + last + "\n"));
+  return ts;
+}
+
+TEST(FastPath, AgreesWithTheModelOpByOpOnTheCorpusUnderEveryProfileAndKnob) {
+  const auto traces = corpus();
+  ASSERT_GE(traces.size(), 40u);
+  uint64_t fast = 0;
+  for (const Trace& t : traces)
+    for (const Profile& p : all_profiles()) {
+      const Divergence d = first_divergence(t, p);
+      EXPECT_EQ(d.op, -1) << t.origin << " under " << p.name << ": op " << d.op + 1 << " "
+                          << (d.op >= 0 ? op_to_text(t.ops[static_cast<size_t>(d.op)]) : "")
+                          << ": model " << to_text(d.model) << ", fast path " << to_text(d.fast);
+      fast += d.fast_ops;
+    }
+  EXPECT_GT(fast, 100u) << "the fast path should decide some ops of the corpus";
+}
+
+TEST(FastPath, AgreesWithTheModelOpByOpOnGeneratedTraces) {
+  uint64_t ops = 0, fast = 0;
+  for (const Trace& t : generated())
+    for (const Profile& p : all_profiles()) {
+      ops += t.ops.size();
+      const Divergence d = first_divergence(t, p);
+      EXPECT_EQ(d.op, -1) << "under " << p.name << ": op " << d.op + 1 << " "
+                          << (d.op >= 0 ? op_to_text(t.ops[static_cast<size_t>(d.op)]) : "")
+                          << ": model " << to_text(d.model) << ", fast path " << to_text(d.fast);
+      EXPECT_GT(d.fast_ops, 0u) << p.name;
+      fast += d.fast_ops;
+    }
+  EXPECT_GT(fast, ops / 3) << "the fast path should decide most remote accesses";
+}
+
+// The differential check can fail: a fast path with any one of its rule
+// templates broken disagrees with the model somewhere.
+TEST(FastPath, ABrokenFastPathIsCaught) {
+  using B = Broken<Concrete>;
+  auto traces = corpus();
+  for (Trace& t : generated()) traces.push_back(std::move(t));
+  for (const RuleFn f : {RuleFn::grants, RuleFn::remote_range_ok, RuleFn::range_within,
+                         RuleFn::translate, RuleFn::atomic_aligned}) {
+    BreakRule<B> broken(static_cast<int>(f));
+    bool caught = false;
+    for (size_t i = 0; i < traces.size() && !caught; ++i)
+      for (const Profile& p : all_profiles())
+        if (first_divergence<B>(traces[i], p).op >= 0) {
+          caught = true;
+          break;
+        }
+    EXPECT_TRUE(caught) << kRuleFnNames[static_cast<int>(f)] << " broken in the fast path";
+  }
+}
+
+}  // namespace
+}  // namespace mwc::replay
