@@ -174,7 +174,8 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   x->add_option("trace", ex.file, "The trace (.mwt or .mwb)");
   x->add_option("--profile,-p", ex.profile, "The expected outcomes are this profile's (+knob=alternative...)")
       ->capture_default_str();
-  x->add_option("--op", ex.op, "The op where the finding shows (default: the last)")->check(CLI::NonNegativeNumber);
+  x->add_option("--op", ex.op, "The op where the finding shows, counted from 1 as reports do (default: the last)")
+      ->check(CLI::PositiveNumber);
   x->add_option("--id", ex.id, "What the programs call the finding")->capture_default_str();
   x->add_option("--seen", ex.seen, "What the device did at that op (an outcome, e.g. IBV_WC_SUCCESS)");
   x->add_option("-o,--output", ex.dir, "Folder: repro.mwt, repro.c, test_repro.py");

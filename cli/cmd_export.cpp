@@ -27,9 +27,10 @@ int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
   auto t = load_trace(o.file, err);
   if (!t) return kExitBadInput;
   if (t->ops.empty()) return err << fmt::format("{}:1:1: error: the trace has no op to export\n", o.file), kExitBadInput;
-  const size_t op = o.op < 0 ? t->ops.size() - 1 : static_cast<size_t>(o.op);
+  // --op counts from 1, as reports number ops.
+  const size_t op = o.op < 1 ? t->ops.size() - 1 : static_cast<size_t>(o.op - 1);
   if (op >= t->ops.size())
-    return err << fmt::format("mwcheck export: error: --op {} is beyond the trace's {} ops\n", op, t->ops.size()),
+    return err << fmt::format("mwcheck export: error: --op {} is beyond the trace's {} ops\n", o.op, t->ops.size()),
            kExitBadInput;
 
   exports::Reproducer r;

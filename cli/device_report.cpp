@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/report.hpp"
+#include "exports/export.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::cli {
@@ -385,18 +386,21 @@ small{color:#666}
 bool export_findings(std::vector<Finding>& fs_, const std::string& dir, std::ostream& err) {
   for (Finding& f : fs_) {
     if (f.severity == Severity::unsupported) continue;
-    const fs::path d = fs::path(dir) / f.id;
-    std::error_code ec;
-    fs::create_directories(d, ec);
-    const fs::path mwt = d / "repro.mwt";
-    std::ofstream out(mwt, std::ios::trunc);
-    out << fmt::format("# {} [{}] {}\n# rule {} ({})\n", f.id, name(f.severity), f.summary, f.rule_id, f.source)
-        << print_text(f.reproducer);
-    if (ec || !out) {
-      err << fmt::format("{}:1:1: error: cannot write the exports\n", mwt.string());
+    exports::Reproducer r;
+    r.id = f.id;
+    r.summary = f.summary;
+    r.rule = f.rule_id;
+    r.source = f.source;
+    r.trace = f.reproducer;
+    r.expected = f.expected;
+    r.op = f.reproducer_op;
+    r.seen = f.seen;
+    std::string why;
+    f.exports = exports::write_exports(r, (fs::path(dir) / f.id).string(), &why);
+    if (f.exports.empty()) {
+      err << fmt::format("{}:1:1: error: cannot write the exports: {}\n", (fs::path(dir) / f.id).string(), why);
       return false;
     }
-    f.exports = {mwt.string()};
   }
   return true;
 }

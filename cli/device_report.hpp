@@ -30,8 +30,8 @@ bool write_device_junit(const Report& r, const std::string& path);
 bool write_device_html(const Report& r, const std::string& path);
 
 // Writes each finding's reproducer (.mwt), C program and pyverbs test into
-// DIR/ID/ and records the paths in the finding. Returns false after
-// printing the error.
+// DIR/ID/ (unsupported features have none) and records the paths in the
+// finding. Returns false after printing the error.
 bool export_findings(std::vector<findings::Finding>& fs, const std::string& dir, std::ostream& err);
 
 }  // namespace mwc::cli

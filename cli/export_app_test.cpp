@@ -29,7 +29,7 @@ TEST(ExportApp, WritesTheTraceUpToTheOpWithTheProfilesOutcomesAndBothPrograms) {
                            "alloc_mw w0 pd=p0 type=2\ndereg_mr m0\ndealloc_mw w0\n");
   const fs::path dir = fs::temp_directory_path() / "mwcheck_export_test_out";
   fs::remove_all(dir);
-  const Ran r = mwcheck({"export", t.string(), "--op", "4", "--id", "F-12345678", "-o", dir.string()});
+  const Ran r = mwcheck({"export", t.string(), "--op", "5", "--id", "F-12345678", "-o", dir.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, (dir / "repro.mwt").string() + "\n" + (dir / "repro.c").string() + "\n" +
                        (dir / "test_repro.py").string() + "\n");
@@ -40,10 +40,10 @@ TEST(ExportApp, WritesTheTraceUpToTheOpWithTheProfilesOutcomesAndBothPrograms) {
   EXPECT_NE(c.find("return mwc_verdict(&rt, \"F-12345678\", 4);"), std::string::npos);
   EXPECT_NE(read(dir / "test_repro.py").find("def test_F_12345678(self):"), std::string::npos);
   // Same input, same bytes.
-  EXPECT_EQ(mwcheck({"export", t.string(), "--op", "4", "--id", "F-12345678", "-o", dir.string()}).status, 0);
+  EXPECT_EQ(mwcheck({"export", t.string(), "--op", "5", "--id", "F-12345678", "-o", dir.string()}).status, 0);
   EXPECT_EQ(read(dir / "repro.c"), c);
   // The expected outcomes are the profile's.
-  ASSERT_EQ(mwcheck({"export", t.string(), "--op", "4", "-p", "det", "-o", dir.string()}).status, 0);
+  ASSERT_EQ(mwcheck({"export", t.string(), "--op", "5", "-p", "det", "-o", dir.string()}).status, 0);
   EXPECT_NE(read(dir / "repro.mwt").find("the specification (det) says"), std::string::npos);
 }
 

@@ -1050,7 +1050,7 @@ const char *mwc_peer_send_inv(struct mwc_rt *rt, unsigned qp, struct mwc_rkey rk
  * seen in it (and remote writes put bytes that depend on i). */
 static void mwc_begin(struct mwc_rt *rt, unsigned i, const char *op) {
   rt->op_index = i + 1;
-  printf("[%u] %s\n", i, op);
+  printf("[%u] %s\n", i + 1, op);  /* numbered from 1, as mwcheck's reports do */
   fflush(stdout);
 }
 
@@ -1073,10 +1073,10 @@ static int mwc_verdict(struct mwc_rt *rt, const char *id, unsigned op) {
     printf("%s: NOT REPRODUCED: every op as expected (fixed?)\n", id);
     status = 0;
   } else if ((unsigned)rt->first_diff == op) {
-    printf("%s: REPRODUCED at op %u\n", id, op);
+    printf("%s: REPRODUCED at op %u\n", id, op + 1);
     status = 1;
   } else {
-    printf("%s: OTHER PATH: op %d differed before op %u\n", id, rt->first_diff, op);
+    printf("%s: OTHER PATH: op %d differed before op %u\n", id, rt->first_diff + 1, op + 1);
     status = 3;
   }
   fflush(stdout);

@@ -785,7 +785,7 @@ class Runtime:
         is seen in it (and remote writes put bytes that depend on i)."""
         self.op_index = i + 1
         self.op_text = op
-        print('[%d] %s' % (i, op), flush=True)
+        print('[%d] %s' % (i + 1, op), flush=True)  # numbered from 1, as mwcheck's reports do
 
     def check(self, i, expected, seen):
         """Prints what op i was expected to do and what it did; notes the
@@ -806,6 +806,6 @@ class Runtime:
             return
         i, text, expected, seen = self.outcomes[self.first_diff]
         if self.first_diff == op:
-            test.fail('%s: REPRODUCED at op %d (%s): expected %s, seen %s' % (finding, i, text, expected, seen))
+            test.fail('%s: REPRODUCED at op %d (%s): expected %s, seen %s' % (finding, i + 1, text, expected, seen))
         test.fail('%s: OTHER PATH: op %d (%s) differed before op %d: expected %s, seen %s' %
-                  (finding, i, text, op, expected, seen))
+                  (finding, i + 1, text, op + 1, expected, seen))

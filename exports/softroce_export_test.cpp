@@ -27,7 +27,7 @@ int mwcheck(const std::string& args, std::string& out) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-// Exports op `op` of a corpus trace and runs the exports in the guest.
+// Exports op `op` (counted from 1) of a corpus trace and runs the exports in the guest.
 // Returns the output.
 std::string export_and_run(const std::string& trace, int op, const std::string& extra = "") {
   const fs::path dir = fs::temp_directory_path() / "mwcheck-export-softroce" / trace;
@@ -48,19 +48,19 @@ bool has(const std::string& out, const std::string& s) { return out.find(s) != s
 TEST(ExportSoftRoce, TypeTwoWindowBoundOverAnotherPdsMrByWorkRequest) {
   // rxe completes IBV_WR_BIND_MW of a PD 0 window over a PD 1 MR: the
   // specification refuses it (IBV_WC_MW_BIND_ERR).
-  const std::string out = export_and_run("014_bind_pd_mismatch", 12);
+  const std::string out = export_and_run("014_bind_pd_mismatch", 13);
   EXPECT_TRUE(has(out, "EXPORT-RUN 00000-repro: exit status 1")) << out;
-  EXPECT_TRUE(has(out, "F-014_bind_pd_mismatch: REPRODUCED at op 12\n")) << out;
-  EXPECT_TRUE(has(out, "AssertionError: F-014_bind_pd_mismatch: REPRODUCED at op 12 (wr_bind_mw")) << out;
+  EXPECT_TRUE(has(out, "F-014_bind_pd_mismatch: REPRODUCED at op 13\n")) << out;
+  EXPECT_TRUE(has(out, "AssertionError: F-014_bind_pd_mismatch: REPRODUCED at op 13 (wr_bind_mw")) << out;
   EXPECT_TRUE(has(out, "EXPORT-RUN 00001-test_repro.py: exit status 1")) << out;
   EXPECT_FALSE(has(out, "OTHER PATH")) << out;
 }
 
 TEST(ExportSoftRoce, BindOfAnMrWithoutLocalWriteForRemoteAccess) {
-  const std::string out = export_and_run("016_bind_local_write", 11);
+  const std::string out = export_and_run("016_bind_local_write", 12);
   EXPECT_TRUE(has(out, "EXPORT-RUN 00000-repro: exit status 1")) << out;
-  EXPECT_TRUE(has(out, "F-016_bind_local_write: REPRODUCED at op 11\n")) << out;
-  EXPECT_TRUE(has(out, "AssertionError: F-016_bind_local_write: REPRODUCED at op 11 (bind_mw")) << out;
+  EXPECT_TRUE(has(out, "F-016_bind_local_write: REPRODUCED at op 12\n")) << out;
+  EXPECT_TRUE(has(out, "AssertionError: F-016_bind_local_write: REPRODUCED at op 12 (bind_mw")) << out;
   EXPECT_TRUE(has(out, "EXPORT-RUN 00001-test_repro.py: exit status 1")) << out;
 }
 
@@ -68,9 +68,9 @@ TEST(ExportSoftRoce, ZeroLengthBindWithoutAnMrCrashesTheProvider) {
   // librxe dereferences the missing MR: the C program dies of SIGSEGV at
   // the op. pyverbs cannot express a bind without an MR: its test skips,
   // saying so (C only: python3 adds nothing here).
-  const std::string out = export_and_run("011_bind_type1_zero_length", 9, " --no-python");
+  const std::string out = export_and_run("011_bind_type1_zero_length", 10, " --no-python");
   EXPECT_TRUE(has(out, "EXPORT-RUN 00000-repro: died of signal 11")) << out;
-  EXPECT_TRUE(has(out, "[9] bind_mw q0 w0")) << out;  // the crash is in the op itself
+  EXPECT_TRUE(has(out, "[10] bind_mw q0 w0")) << out;  // the crash is in the op itself
   EXPECT_FALSE(has(out, "OTHER PATH")) << out;
 }
 

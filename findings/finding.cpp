@@ -47,6 +47,47 @@ bool grants(const Op& op, const Outcome& o) {
   return false;
 }
 
+bool is_errno(Result r) {
+  switch (r) {
+#define X(n) case Result::k##n:
+    MWC_ERRNOS(X)
+#undef X
+    return true;
+    default: return false;
+  }
+}
+
+// Rules whose errno the sources leave open: ibv_reg_mr(3) says a
+// registration fails and names no errno for memory the process does not
+// own (the model's EFAULT is one reading; rxe's ib_umem_get gives EINVAL
+// for a range that wraps). Any refusal conforms there.
+bool errno_open(Rule r) { return r == Rule::mr_range; }
+
+// The window a bind op names, or kNoHandle.
+uint32_t bind_window(const Op& op) {
+  switch (op.code) {
+    case OpCode::bind_mw: return args::bind_mw{op}.mw;
+    case OpCode::wr_bind_mw: return args::wr_bind_mw{op}.mw;
+    case OpCode::det_bind: return args::det_bind{op}.mw;
+    default: return kNoHandle;
+  }
+}
+
+// Whether an earlier bind of the window that op `at` binds was posted and
+// failed (its error completion queued): ibv_bind_mw(3) NOTES tell the
+// consumer to fix the window's rkey then, which a trace's consumer does
+// not do, so what the device does with the next bind is not specified.
+bool after_failed_bind(const Trace& t, const std::vector<Outcome>& model, size_t at) {
+  const uint32_t w = bind_window(t.ops[at]);
+  if (w == kNoHandle) return false;
+  for (size_t i = 0; i < at; ++i)
+    if (bind_window(t.ops[i]) == w && model[i].ret == Result::kOK && model[i].key == kNoKey &&
+        model[i].rule != Rule::bind_ok && model[i].rule != Rule::bind_zero_length &&
+        model[i].rule != Rule::handle_live && model[i].rule != Rule::post_flush)
+      return true;
+  return false;
+}
+
 bool refused_state(const Op& op) {
   if (op.code != OpCode::modify_qp) return false;
   const auto st = static_cast<QpState>(args::modify_qp{op}.state);
@@ -134,7 +175,13 @@ std::string crash_signature(std::string_view note) {
 Symptom classify(const Trace& t, const std::vector<Outcome>& device,
                  const std::vector<Outcome>& model, const std::string& note) {
   Symptom s;
-  const auto d = first_divergence(device, model, 0);
+  // Refusals whose errno the sources leave open agree whatever the errno.
+  std::vector<Outcome> dev = device;
+  auto d = first_divergence(dev, model, 0);
+  while (d && is_errno(d->a.ret) && is_errno(d->b.ret) && errno_open(d->b.rule)) {
+    dev[d->op] = d->b;
+    d = first_divergence(dev, model, 0);
+  }
   if (!d) {
     const bool ran = std::any_of(device.begin(), device.end(),
                                  [](const Outcome& o) { return o.ret != Result::kNOTRUN; });
@@ -172,6 +219,13 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
     s.verdict = Verdict::unknown;
     s.why = "the device accepted a work request beyond the trace's send queue depth, which "
             "nothing obliges it to refuse; the model cannot follow its queue from there";
+    return s;
+  }
+  if (is_bind(op.code) && s.model.key != kNoKey && s.device.key == kNoKey && r != Result::kCRASH &&
+      r != Result::kTIMEOUT && after_failed_bind(t, model, s.op)) {
+    s.verdict = Verdict::unknown;
+    s.why = "an earlier bind of this window failed and the trace's consumer did not fix the "
+            "window's rkey, as ibv_bind_mw(3) NOTES ask: the next bind is not specified";
     return s;
   }
   if (r == Result::kCRASH) {

@@ -75,6 +75,39 @@ TEST(Classify, OpsADeadDeviceNeverRanAreNotCompared) {
   EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::match);
 }
 
+TEST(Classify, ARefusalWhoseErrnoTheSourcesLeaveOpenConforms) {
+  const Trace t = parse(kRemote);
+  std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
+  model[2] = out(Result::kEFAULT, WcStatus::kNONE, kNoKey, Rule::mr_range);
+  dev[2] = out(Result::kEINVAL);
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::match);
+  dev[2] = out(Result::kOK);  // registering it is still wrong
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::finding);
+  model[2].rule = Rule::mr_access_local_write;  // an errno the man page names
+  dev[2] = out(Result::kEFAULT);
+  model[2].ret = Result::kEINVAL;
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::finding);
+}
+
+TEST(Classify, ABindAfterAFailedOneIsUnknown) {
+  // ibv_bind_mw(3) NOTES: the consumer fixes the window's rkey when a bind
+  // fails; a trace's consumer does not, so the next bind is not specified.
+  const Trace t = parse(
+      "buf b0 len=4096\nalloc_pd p0\nreg_mr m0 pd=p0 addr=b0 len=4096 access=LOCAL_WRITE|REMOTE_READ|MW_BIND\n"
+      "alloc_mw w0 pd=p0\ncreate_qp q0 pd=p0\ncreate_qp q1 pd=p0\n"
+      "bind_mw q0 w0 mr=m0 addr=b0 len=64 access=REMOTE_WRITE\n"
+      "bind_mw q1 w0 mr=m0 addr=b0 len=64 access=REMOTE_READ\n");
+  std::vector<Outcome> model(8, out(Result::kOK)), dev = model;
+  model[6] = out(Result::kOK, WcStatus::kNONE, kNoKey, Rule::bind_local_write);  // fails at completion
+  model[7] = out(Result::kOK, WcStatus::kNONE, 2, Rule::bind_ok);
+  dev[6] = model[6];
+  dev[7] = out(Result::kOK);
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::unknown);
+  model[6] = out(Result::kOK, WcStatus::kNONE, 1, Rule::bind_ok);  // no failure before: a finding
+  dev[6] = model[6];
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::finding);
+}
+
 TEST(Group, OneRootCauseIsOneFindingWithTheShortestReproducer) {
   const Trace t = parse(kRemote);
   const Trace longer = parse((std::string("buf b1 len=64\n") + kRemote).c_str());
