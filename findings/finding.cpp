@@ -221,6 +221,14 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
             "nothing obliges it to refuse; the model cannot follow its queue from there";
     return s;
   }
+  if (s.model.rule == Rule::mr_range && s.model.ret == Result::kEFAULT && r == Result::kOK) {
+    // The model owns memory by the trace's buffers, the kernel by pages: a
+    // range past a buffer's end but inside its last page is the process's.
+    s.verdict = Verdict::unknown;
+    s.why = "the range leaves the trace's buffer, but the kernel pins whole pages and the "
+            "process may own the rest of the page: the model cannot tell";
+    return s;
+  }
   if (is_bind(op.code) && s.model.key != kNoKey && s.device.key == kNoKey && r != Result::kCRASH &&
       r != Result::kTIMEOUT && after_failed_bind(t, model, s.op)) {
     s.verdict = Verdict::unknown;

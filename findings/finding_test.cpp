@@ -81,8 +81,8 @@ TEST(Classify, ARefusalWhoseErrnoTheSourcesLeaveOpenConforms) {
   model[2] = out(Result::kEFAULT, WcStatus::kNONE, kNoKey, Rule::mr_range);
   dev[2] = out(Result::kEINVAL);
   EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::match);
-  dev[2] = out(Result::kOK);  // registering it is still wrong
-  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::finding);
+  dev[2] = out(Result::kOK);  // the kernel pins pages: past a buffer's end the model cannot tell
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::unknown);
   model[2].rule = Rule::mr_access_local_write;  // an errno the man page names
   dev[2] = out(Result::kEFAULT);
   model[2].ret = Result::kEINVAL;

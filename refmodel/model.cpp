@@ -476,6 +476,10 @@ Outcome Model::on_wr_send(const args::wr_send& a) {
   Qp* q = live(qps_, a.qp);
   if (!q) return out(Rule::handle_live, Result::kSKIP);
   if (Outcome o; post_done(*q, false, WcOpcode::kIBV_WC_SEND, a.flags, o)) return o;
+  if (q->peer_err && q->type == qpt::UC) {  // no acknowledgement on UC: sent and lost
+    push(*q, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kIBV_WC_SEND, a.flags);
+    return out(Rule::remote_uc_drop);
+  }
   if (q->peer_err) {  // nobody answers: the requester retries out
     push(*q, WcStatus::kIBV_WC_RETRY_EXC_ERR, WcOpcode::kIBV_WC_SEND, a.flags,
          Rule::remote_responder_state);
@@ -550,12 +554,23 @@ Outcome Model::remote_unserved(uint32_t qp, uint32_t right) {
   Qp* q = live(qps_, qp);
   if (!q) return out(Rule::handle_live, Result::kSKIP);
   const bool uc_write = q->type == qpt::UC && right == acc::REMOTE_WRITE;
-  if (q->type != qpt::RC && !uc_write) return out(Rule::remote_transport, Result::kEINVAL);
+  if (q->type != qpt::RC && !uc_write) return transport_refused(*q);
   if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
   // UC has no acknowledgements and so no retries: the write is sent and lost.
   if (q->type == qpt::UC) return out(Rule::remote_uc_drop, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
   q->peer_err = true;
   return out(Rule::remote_responder_state, Result::kOK, WcStatus::kIBV_WC_RETRY_EXC_ERR);
+}
+
+// A request the QP's transport cannot carry: refused when posted, or (knob
+// transport_check) posted and completed with a local QP operation error
+// that moves the requester to Error, after which its requests flush.
+Outcome Model::transport_refused(Qp& q) {
+  if (knob(Knob::transport_check) == alt::transport_check::post)
+    return out(Rule::remote_transport, Result::kEINVAL);
+  if (q.peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
+  q.peer_err = true;
+  return out(Rule::remote_transport, Result::kOK, WcStatus::kIBV_WC_LOC_QP_OP_ERR);
 }
 
 // A request refused by rule `fail`: RC answers with an error that breaks
@@ -572,6 +587,9 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
 [[gnu::always_inline]] inline Outcome Model::remote(uint32_t qp, const Arg& rkey_ref,
                                                     const Arg& addr_ref, uint64_t len,
                                                     uint32_t right, bool atomic) {
+  if (atomic && knob(Knob::atomic_align_check) == alt::atomic_align_check::post) [[unlikely]]
+    if (live(qps_, qp) && !rules::atomic_aligned<C>(resolve(addr_ref)))
+      return out(Rule::remote_atomic_align, Result::kEINVAL);  // the provider refuses the post
   if (!serves(qp, right)) [[unlikely]]
     return remote_unserved(qp, right);
   Qp* q = &qps_[qp];
@@ -604,7 +622,7 @@ Outcome Model::on_peer_cmp_swap(const args::peer_cmp_swap& a) {
 Outcome Model::on_peer_send_inv(const args::peer_send_inv& a) {
   Qp* q = live(qps_, a.qp);
   if (!q) return out(Rule::handle_live, Result::kSKIP);
-  if (q->type != qpt::RC) return out(Rule::remote_transport, Result::kEINVAL);
+  if (q->type != qpt::RC) return transport_refused(*q);
   if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
   if (!responds(q->state)) {
     q->peer_err = true;

@@ -165,6 +165,7 @@ class Model {
                   uint32_t right, bool atomic, WcStatus& st) const;
   [[gnu::cold]] Outcome remote_unserved(uint32_t qp, uint32_t right);
   [[gnu::cold]] Outcome remote_refused(Qp& q, Rule fail, WcStatus st);
+  [[gnu::cold]] Outcome transport_refused(Qp& q);
   Outcome invalidate(uint32_t qp, uint32_t rkey);
   Outcome out(Rule r, Result ret = Result::kOK, WcStatus wc = WcStatus::kNONE) {
     Outcome o;

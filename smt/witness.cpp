@@ -154,6 +154,11 @@ std::string knob_body(Knob k, const Numbers& n) {
                          "poll_cq q0\npoll_cq q0\n", in, in);
     case Knob::bind_qp_pd:
       return fmt::format("create_qp q3 pd=p1\nalloc_mw w0 pd=p0\nbind_mw q3 w0 {}\npoll_cq q3\n", in);
+    case Knob::transport_check:
+      return "create_qp q3 pd=p0 type=UC\npeer_read q3 rkey=m0 addr=m0 len=8\n"
+             "peer_write q3 rkey=m0 addr=m0 len=8\n";
+    case Knob::atomic_align_check:
+      return "peer_fetch_add q0 rkey=m0 addr=m0+4\npeer_fetch_add q0 rkey=m0 addr=m0+8\n";
   }
   return "";
 }
