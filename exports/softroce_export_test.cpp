@@ -11,21 +11,14 @@
 
 #include <gtest/gtest.h>
 
+#include "adapters/softroce/test_command.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kCorpus = std::string(MWCHECK_SOURCE_DIR) + "/corpus/conformance/";
-
-// Runs mwcheck with `args`; returns its exit status, its output in `out`.
-int mwcheck(const std::string& args, std::string& out) {
-  FILE* p = popen((std::string(MWCHECK_BIN) + " " + args + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+using mwc::softroce::testing::kCorpus;
+using mwc::softroce::testing::mwcheck;
 
 // Exports op `op` (counted from 1) of a corpus trace and runs the exports in the guest.
 // Returns the output.

@@ -11,10 +11,18 @@ namespace {
 using testing::backend;
 using testing::corpus;
 
+// The stale-key trace on a device that keeps invalidated keys valid, judged.
+struct Judged {
+  std::vector<CorpusTrace> c = testing::stale_key_trace();
+  std::unique_ptr<Backend> dev = backend("mutant:stale_rkey");
+  DeviceJudgment j = judge_device(run_device_corpus(*dev, c, nullptr, nullptr), c, default_yardsticks());
+};
+
 TEST(Shrink, TheReproducerIsOneMinimalOnTheDevice) {
-  const auto c = testing::stale_key_trace();
-  auto dev = backend("mutant:stale_rkey");
-  const DeviceJudgment j = judge_device(run_device_corpus(*dev, c, nullptr, nullptr), c, default_yardsticks());
+  Judged s0;
+  const auto& c = s0.c;
+  auto& dev = s0.dev;
+  const DeviceJudgment& j = s0.j;
   ASSERT_FALSE(j.findings.empty());
   const Finding& f = j.findings[0];
   const Profile& y = j.yardstick.profile;
@@ -39,9 +47,9 @@ TEST(Shrink, TheReproducerIsOneMinimalOnTheDevice) {
 }
 
 TEST(Shrink, AnAnswerFromAnEarlierBootIsTakenWithoutARun) {
-  const auto c = testing::stale_key_trace();
-  auto dev = backend("mutant:stale_rkey");
-  const DeviceJudgment j = judge_device(run_device_corpus(*dev, c, nullptr, nullptr), c, default_yardsticks());
+  Judged s0;
+  auto& dev = s0.dev;
+  const DeviceJudgment& j = s0.j;
   ASSERT_FALSE(j.findings.empty());
   const Finding& f = j.findings[0];
   // Told that the start shows nothing, it does not run it and cannot shrink.
@@ -53,9 +61,9 @@ TEST(Shrink, AnAnswerFromAnEarlierBootIsTakenWithoutARun) {
 }
 
 TEST(Shrink, OutOfTimeItSaysSo) {
-  const auto c = testing::stale_key_trace();
-  auto dev = backend("mutant:stale_rkey");
-  const DeviceJudgment j = judge_device(run_device_corpus(*dev, c, nullptr, nullptr), c, default_yardsticks());
+  Judged s0;
+  auto& dev = s0.dev;
+  const DeviceJudgment& j = s0.j;
   ASSERT_FALSE(j.findings.empty());
   const Shrunk s = shrink_finding(*dev, j.findings[0].reproducer, j.yardstick.profile, j.findings[0].key,
                                   std::chrono::steady_clock::now(), {}, nullptr);
