@@ -108,6 +108,19 @@ TEST(Classify, ABindAfterAFailedOneIsUnknown) {
   EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::finding);
 }
 
+TEST(Classify, AnErrorReportedAsAFlushIsOneRootCauseWhateverTheOp) {
+  const Trace t = parse(kRemote);
+  std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
+  model[4] = out(Result::kOK, WcStatus::kIBV_WC_REM_ACCESS_ERR, kNoKey, Rule::remote_range);
+  dev[4] = out(Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
+  const Symptom a = classify(t, dev, model, "");
+  model[4] = out(Result::kOK, WcStatus::kIBV_WC_LOC_QP_OP_ERR, kNoKey, Rule::remote_transport);
+  const Symptom b = classify(t, dev, model, "");
+  EXPECT_EQ(a.severity, Severity::conformance);
+  EXPECT_EQ(a.key, b.key);
+  EXPECT_NE(summarize(a, "peer_read").find("IBV_WC_WR_FLUSH_ERR"), std::string::npos);
+}
+
 TEST(Group, OneRootCauseIsOneFindingWithTheShortestReproducer) {
   const Trace t = parse(kRemote);
   const Trace longer = parse((std::string("buf b1 len=64\n") + kRemote).c_str());

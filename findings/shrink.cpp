@@ -46,6 +46,8 @@ bool could_show(const Trace& t, const Profile& y, const std::string& key) {
     rule = p[1], op = p[2], mclass = p[3];
   } else if (p[0] == "unsupported" && p.size() == 3) {
     op = p[1];
+  } else if (p.size() == 2) {
+    return true;  // a key of its own (an error reported as flushed): any op may show it
   } else if (p.size() == 5) {
     rule = p[1], op = p[2], mclass = p[4];
   }
