@@ -54,6 +54,8 @@ std::string counts_line(const std::vector<Finding>& fs) {
 std::string shrink_line(const Finding& f) {
   std::string s = fmt::format("{} op{}", f.reproducer.ops.size(), f.reproducer.ops.size() == 1 ? "" : "s");
   if (f.severity == Severity::unsupported) return s;
+  if (f.runs == 0 && f.shrink_note.empty())  // shrinking did not run (--shrink-seconds 0)
+    return s + ", its shortest trace up to the op where it shows; not shrunk";
   s += fmt::format(", shrunk from {} in {} device run{}", f.ops_before, f.runs, f.runs == 1 ? "" : "s");
   s += f.minimal ? ", 1-minimal on the device" : ", not shown 1-minimal: " + f.shrink_note;
   return s;
