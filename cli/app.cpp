@@ -170,8 +170,11 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   w->add_option("--corpus", power.corpus, "Conformance corpus")->default_str(MWCHECK_DEFAULT_CORPUS);
 
   ExportOptions ex;
-  auto* x = app.add_subcommand("export", "Write a trace's reproducer as a C program (libibverbs) and a pyverbs test");
-  x->add_option("trace", ex.file, "The trace (.mwt or .mwb)");
+  auto* x = app.add_subcommand("export", "Write a trace's or a finding's reproducer as a C program (libibverbs) and a pyverbs test");
+  x->add_option("trace", ex.file, "The trace (.mwt or .mwb), or with --from a finding's id (F...)");
+  x->add_option("--from", ex.from,
+                "A report.json of conform --device (or its folder): export the finding it names, judged as "
+                "that run judged it");
   x->add_option("--profile,-p", ex.profile, "The expected outcomes are this profile's (+knob=alternative...)")
       ->capture_default_str();
   x->add_option("--op", ex.op, "The op where the finding shows, counted from 1 as reports do (default: the last)")

@@ -230,11 +230,14 @@ void shrink_here(Backend& device, const ConformOptions& o, const Yardstick& y,
   }
 }
 
-// The findings worth shrinking: every one but the unsupported.
+// The findings worth shrinking: every one but the unsupported. Kernel
+// crashes go last: each candidate that reproduces one costs a boot, and
+// shrinking them first would leave the cheap findings no time.
 std::vector<Finding*> to_shrink(std::vector<Finding>& fs) {
   std::vector<Finding*> r;
   for (auto& f : fs)
     if (f.severity != Severity::unsupported) r.push_back(&f);
+  std::stable_partition(r.begin(), r.end(), [](const Finding* f) { return !f->key.starts_with("crash|kernel"); });
   return r;
 }
 
@@ -256,6 +259,12 @@ void take_shrunk(const DeviceColumn& col, const Yardstick& y, std::vector<Findin
   for (Finding& f : fs) {
     ModelBackend m(y.profile, -1);
     m.run(f.reproducer, f.expected);
+    // A crash groups traces whatever rule they met: the finding names the
+    // rule its own reproducer meets.
+    if (f.reproducer_op >= f.expected.size()) continue;
+    const RuleDesc& rd = rule_desc(f.expected[f.reproducer_op].rule);
+    f.rule_id = rd.id, f.source = rd.source, f.statement = rd.statement;
+    f.expected_outcome = to_text(f.expected[f.reproducer_op]);
   }
 }
 

@@ -111,7 +111,8 @@ struct PowerOptions {
 int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err);
 
 struct ExportOptions {
-  std::string file;              // the trace
+  std::string file;              // the trace, or with `from` a finding's id
+  std::string from;              // a report.json (or its folder) holding the finding
   std::string profile = "verbs";  // the expected outcomes are this profile's
   long op = -1;                   // the op where the finding shows (-1: the last)
   std::string dir;                // writes repro.mwt, repro.c, test_repro.py here

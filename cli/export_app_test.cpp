@@ -74,5 +74,44 @@ TEST(ExportApp, BadInputIsStatusTwoWithItsPlace) {
   EXPECT_NE(r.err.find("cannot"), std::string::npos) << r.err;
 }
 
+// A report as conform --device writes it: one finding, one unsupported feature.
+const char* kReport = R"({"findings_schema": 1, "findings": [
+  {"id": "F0badc0de", "severity": "security", "summary": "IBV_WR_RDMA_READ from the peer grants what the specification refuses",
+   "rule": "remote.range", "source": "IBTA C10-75", "yardstick": "ibta", "device_outcome": "IBV_WC_SUCCESS",
+   "reproducer": "buf b0 len=4096\nalloc_pd p0\nreg_mr m0 pd=p0 addr=b0 len=4096 access=LOCAL_WRITE|REMOTE_READ\ncreate_qp q0 pd=p0\npeer_read q0 rkey=m0 addr=m0+4095 len=2\n"},
+  {"id": "F00000001", "severity": "unsupported", "summary": "det_bind: no such verb", "reproducer": "alloc_pd p0\n"}]})";
+
+TEST(ExportApp, AFindingOfAReportIsExportedAsItsRunJudgedIt) {
+  const fs::path report = write("report.json", kReport);
+  const fs::path dir = fs::temp_directory_path() / "mwcheck_export_test_finding";
+  fs::remove_all(dir);
+  Ran r = mwcheck({"export", "F0badc0de", "--from", report.string(), "-o", dir.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string c = read(dir / "repro.c");
+  EXPECT_NE(c.find("IBV_WR_RDMA_READ from the peer grants what the specification refuses"), std::string::npos) << c;
+  EXPECT_NE(c.find("Rule: remote.range (IBTA C10-75)"), std::string::npos) << c;
+  EXPECT_NE(c.find("return mwc_verdict(&rt, \"F0badc0de\", 4);"), std::string::npos) << c;
+  // The yardstick's outcome is what the program expects; the device's is what the report saw.
+  const std::string mwt = read(dir / "repro.mwt");
+  EXPECT_NE(mwt.find("peer_read q0 rkey=m0 addr=m0+4095 len=2 => IBV_WC_REM_ACCESS_ERR"), std::string::npos) << mwt;
+  // A folder holding report.json names it too.
+  const fs::path folder = fs::temp_directory_path() / "mwcheck_export_test_report";
+  fs::create_directories(folder);
+  fs::copy_file(report, folder / "report.json", fs::copy_options::overwrite_existing);
+  EXPECT_EQ(mwcheck({"export", "F0badc0de", "--from", folder.string(), "-o", dir.string()}).status, 0);
+
+  r = mwcheck({"export", "F12345678", "--from", report.string(), "-o", dir.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, report.string() + ":1:1: error: no finding F12345678 in this report (it has: F0badc0de, F00000001)\n");
+  r = mwcheck({"export", "F00000001", "--from", report.string(), "-o", dir.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unsupported feature"), std::string::npos) << r.err;
+  EXPECT_EQ(mwcheck({"export", "F0badc0de", "--from", report.string(), "--op", "2", "-o", dir.string()}).status, 2);
+  const fs::path notjson = write("notreport.json", "{\n  \"findings\": [,]\n}\n");
+  r = mwcheck({"export", "F0badc0de", "--from", notjson.string(), "-o", dir.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind(notjson.string() + ":2:", 0), 0u) << r.err;
+}
+
 }  // namespace
 }  // namespace mwc::cli

@@ -69,7 +69,9 @@ std::optional<std::vector<Stored>> read_stored(const std::string& path, std::str
       err = fmt::format("{}:1:1: error: a finding without an id", path);
       return std::nullopt;
     }
-    Stored s{f["id"].get<std::string>(), f.value("severity", ""), f.value("summary", ""), {}};
+    const auto str = [&](const char* k) { return f.contains(k) && f[k].is_string() ? f[k].get<std::string>() : ""; };
+    Stored s{f["id"].get<std::string>(), str("severity"), str("summary"), {}, str("rule"), str("source"),
+             str("yardstick"), str("device_outcome"), str("reproducer")};
     if (f.contains("devices") && f["devices"].is_array())
       for (const auto& d : f["devices"])
         if (d.is_string()) s.devices.push_back(d.get<std::string>());

@@ -20,10 +20,13 @@ inline constexpr int kFindingsSchema = 1;
 // Returns a finding as an element of report.json's "findings" array.
 nlohmann::ordered_json to_json(const Finding& f);
 
-// A finding as a stored report has it.
+// A finding as a stored report has it: enough to compare runs and to
+// export its reproducer again.
 struct Stored {
   std::string id, severity, summary;
   std::vector<std::string> devices;
+  std::string rule, source, yardstick, device_outcome;
+  std::string reproducer;  // trace text; the finding shows at its last op
 };
 
 // Reads the findings of a report.json written by `mwcheck conform

@@ -267,6 +267,27 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
   return s;
 }
 
+namespace {
+
+// Two bind outcomes that differ only in the window's key byte, in words:
+// a key that moves means the bind took effect, one that stays means the
+// device (or the specification) refused it.
+std::string key_difference(const Outcome& device, const Outcome& model) {
+  const auto key = [](const Outcome& o) { return fmt::format("key={:+d}", o.key); };
+  if (model.key == kNoKey)
+    return fmt::format("the bind takes effect on the device ({}) where the specification refuses it "
+                       "(the window keeps its key)",
+                       key(device));
+  if (device.key == kNoKey)
+    return fmt::format("the bind does not take effect on the device (the window keeps its key) where the "
+                       "specification binds it ({})",
+                       key(model));
+  return fmt::format("the window's key byte becomes {} on the device where the specification gives {}", key(device),
+                     key(model));
+}
+
+}  // namespace
+
 std::string summarize(const Symptom& s, std::string_view op_name) {
   const int c = op_from_name(op_name);
   const std::string verb = c < kOpCount ? verb_of(static_cast<OpCode>(c)) : std::string(op_name);
@@ -278,6 +299,10 @@ std::string summarize(const Symptom& s, std::string_view op_name) {
                              ? "the kernel (" + s.signature.substr(s.signature.find(':') + 2) + ")"
                              : "the process (" + s.signature.substr(s.signature.find(':') + 2) + ")");
     case Severity::hang:
+      if (op_name == "poll_cq" && s.model.wc_op != WcOpcode::kNONE)
+        return fmt::format("the {} completion never arrives: ibv_poll_cq finds none where the specification "
+                           "gives {} ({})",
+                           name(s.model.wc_op), to_text(s.model), rd.statement);
       return fmt::format("{} never returns or completes; the specification says {} ({})", verb,
                          to_text(s.model), rd.statement);
     case Severity::unsupported: return fmt::format("{}: {}", verb, s.why);
@@ -290,6 +315,11 @@ std::string summarize(const Symptom& s, std::string_view op_name) {
   if (op_name == "poll_cq" && s.model.wc_op != WcOpcode::kNONE)
     return fmt::format("the {} completion has status {} where the specification gives {} ({})",
                        name(s.model.wc_op), to_text(s.device), to_text(s.model), rd.statement);
+  if (s.device.ret == s.model.ret && s.device.wc == s.model.wc && s.device.key != s.model.key)
+    return fmt::format("{} {}: {} ({})", verb,
+                       s.severity == Severity::security ? "grants what the specification refuses"
+                                                        : "departs from the specification",
+                       key_difference(s.device, s.model), rd.statement);
   return fmt::format("{} {}: the device gives {} where the specification gives {} ({})", verb,
                      s.severity == Severity::security ? "grants what the specification refuses"
                                                       : "departs from the specification",

@@ -121,6 +121,34 @@ TEST(Classify, AnErrorReportedAsAFlushIsOneRootCauseWhateverTheOp) {
   EXPECT_NE(summarize(a, "peer_read").find("IBV_WC_WR_FLUSH_ERR"), std::string::npos);
 }
 
+TEST(Summarize, AKeyThatMovesOrStaysIsSaidInWords) {
+  Symptom s;
+  s.severity = Severity::security;
+  s.model = out(Result::kOK, WcStatus::kNONE, kNoKey, Rule::bind_pd);
+  s.device = out(Result::kOK, WcStatus::kNONE, 1);
+  EXPECT_NE(summarize(s, "wr_bind_mw").find("the bind takes effect on the device (key=+1) where the specification "
+                                            "refuses it"),
+            std::string::npos)
+      << summarize(s, "wr_bind_mw");
+  s.severity = Severity::conformance;
+  std::swap(s.model, s.device);
+  s.model.key = 2;
+  s.model.rule = Rule::bind_ok;
+  EXPECT_NE(summarize(s, "wr_bind_mw").find("does not take effect on the device (the window keeps its key) where "
+                                            "the specification binds it (key=+2)"),
+            std::string::npos)
+      << summarize(s, "wr_bind_mw");
+}
+
+TEST(Summarize, ACompletionThatNeverComesIsNotAPollThatHangs) {
+  Symptom s;
+  s.severity = Severity::hang;
+  s.model = out(Result::kOK, WcStatus::kIBV_WC_SUCCESS, kNoKey, Rule::poll_order);
+  s.model.wc_op = WcOpcode::kIBV_WC_SEND;
+  s.device = out(Result::kTIMEOUT);
+  EXPECT_TRUE(summarize(s, "poll_cq").starts_with("the IBV_WC_SEND completion never arrives")) << summarize(s, "poll_cq");
+}
+
 TEST(Group, OneRootCauseIsOneFindingWithTheShortestReproducer) {
   const Trace t = parse(kRemote);
   const Trace longer = parse((std::string("buf b1 len=64\n") + kRemote).c_str());
