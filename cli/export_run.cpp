@@ -3,6 +3,7 @@
 // pyverbs test, each in a child process, and prints how each ended.
 #include "cli/export_run.hpp"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 
 #include "cli/app.hpp"
 #include "cli/guest.hpp"
+#include "adapters/softroce/vm.hpp"
 
 namespace mwc::cli {
 namespace fs = std::filesystem;
@@ -24,30 +26,68 @@ namespace fs = std::filesystem;
 namespace {
 
 // Runs argv with stdout and stderr on our stdout; kills it after `limit_s`.
-// Returns how it ended, in words.
+// Each op the program starts ("[N] ...") is told to the host as the
+// session's ops are (kOpMarker), so a guest kernel that dies in it is
+// placed. Returns how it ended, in words.
 std::string run_child(const std::vector<std::string>& argv, int limit_s) {
   std::cout.flush();
   std::fflush(stdout);
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return "could not start (pipe failed)";
   const pid_t pid = fork();
   if (pid < 0) return "could not start (fork failed)";
   if (pid == 0) {
-    dup2(1, 2);
+    close(pipefd[0]);
+    dup2(pipefd[1], 1);
+    dup2(pipefd[1], 2);
     std::vector<char*> a;
     for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
     a.push_back(nullptr);
     execvp(a[0], a.data());
     _exit(127);
   }
+  close(pipefd[1]);
+  std::string line;
+  bool eof = false;
+  // Echoes what the child printed within `wait_ms`; returns whether
+  // there was any (false also at its end of output).
+  const auto drain = [&](int wait_ms) {
+    pollfd f{pipefd[0], POLLIN, 0};
+    if (eof || poll(&f, 1, wait_ms) <= 0) return false;
+    char buf[4096];
+    const ssize_t n = read(pipefd[0], buf, sizeof buf);
+    if (n <= 0) return !(eof = true);
+    std::fwrite(buf, 1, static_cast<size_t>(n), stdout);
+    std::fflush(stdout);
+    for (ssize_t k = 0; k < n; ++k) {
+      if (buf[k] != '\n') {
+        line += buf[k];
+        continue;
+      }
+      if (line.size() > 1 && line[0] == '[' && std::isdigit(static_cast<unsigned char>(line[1])))
+        std::fprintf(stderr, "%s%ld\n", std::string(softroce::kOpMarker).c_str(),
+                     std::strtol(line.c_str() + 1, nullptr, 10) - 1),
+            std::fflush(stderr);
+      line.clear();
+    }
+    return true;
+  };
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
   int st = 0;
   while (waitpid(pid, &st, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > end) {
       kill(pid, SIGKILL);
-      waitpid(pid, &st, 0);
+      // A child the kernel holds in a verb dies only when the verb returns.
+      for (int i = 0; i < 250 && waitpid(pid, &st, WNOHANG) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      close(pipefd[0]);
       return "was killed after " + std::to_string(limit_s) + " s (TIMEOUT)";
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!drain(20) && eof) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  while (drain(50)) {
+  }
+  close(pipefd[0]);
   if (WIFSIGNALED(st)) return fmt::format("died of signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)));
   return fmt::format("exit status {}", WEXITSTATUS(st));
 }
@@ -56,6 +96,7 @@ std::string run_child(const std::vector<std::string>& argv, int limit_s) {
 
 int run_exports_here(const std::vector<std::string>& programs, std::ostream& out) {
   for (const auto& p : programs) {
+    softroce::mark_trace(static_cast<size_t>(&p - programs.data()), std::cerr);
     const bool py = p.ends_with(".py");
     out << fmt::format("{} {}: start\n", kExportRunMarker, fs::path(p).filename().string()) << std::flush;
     if (py && access("/usr/bin/python3", X_OK) != 0) {
@@ -65,6 +106,7 @@ int run_exports_here(const std::vector<std::string>& programs, std::ostream& out
     const auto how = run_child(py ? std::vector<std::string>{"python3", p, "-v"} : std::vector<std::string>{p}, 300);
     out << fmt::format("{} {}: {}\n", kExportRunMarker, fs::path(p).filename().string(), how) << std::flush;
   }
+  softroce::mark_traces_done(std::cerr);
   return kExitOk;
 }
 

@@ -17,6 +17,8 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +135,11 @@ struct mwc_rt {
   uint64_t next_wr;
   unsigned op_index;
   int op_timeout_ms, settle_ms;
+  int stuck_ms;                      /* a verb still inside after this is given up on */
+  _Atomic uint64_t op_start_ms;      /* when the running op began; 0 between ops */
+  _Atomic unsigned watched_op;       /* the running op, for the watchdog */
+  const char *finding;               /* the finding's id and op, for the watchdog's verdict */
+  unsigned finding_op;
   unsigned caps[5];
   struct mwc_buf *bufs;
   struct ibv_pd **pds;
@@ -231,7 +238,9 @@ static int mwc_open(struct mwc_rt *rt, const char *device, const unsigned caps[5
   rt->op_timeout_ms = 3000;
   rt->settle_ms = 30;
   rt->first_diff = -1;
+  rt->stuck_ms = 120000;
   if (getenv("MWC_OP_TIMEOUT_MS")) rt->op_timeout_ms = atoi(getenv("MWC_OP_TIMEOUT_MS"));
+  if (getenv("MWC_STUCK_MS")) rt->stuck_ms = atoi(getenv("MWC_STUCK_MS"));
   list = ibv_get_device_list(&n);
   if (!list || n == 0) {
     fprintf(stderr, "setup: no RDMA device (ibv_get_device_list found none)\n");
@@ -1052,15 +1061,56 @@ static void mwc_begin(struct mwc_rt *rt, unsigned i, const char *op) {
   rt->op_index = i + 1;
   printf("[%u] %s\n", i + 1, op);  /* numbered from 1, as mwcheck's reports do */
   fflush(stdout);
+  atomic_store(&rt->watched_op, i);
+  atomic_store(&rt->op_start_ms, mwc_now_ms());
 }
 
 /* Prints what op `i` was expected to do and what it did; notes the first
- * op that differed ("*": anything is as expected). */
+ * op that differed ("*": anything is as expected). A verb that returned
+ * only after the op timeout did not finish in time: TIMEOUT, as mwcheck's
+ * device session sees it. */
 static void mwc_check(struct mwc_rt *rt, unsigned i, const char *expected, const char *seen) {
+  const uint64_t took = mwc_now_ms() - atomic_exchange(&rt->op_start_ms, 0);
+  char late[64] = "";
+  if (took > (uint64_t)rt->op_timeout_ms + 1000 && strcmp(seen, "TIMEOUT") != 0) {
+    snprintf(late, sizeof late, " (returned %s after %.1f s)", seen, (double)took / 1000);
+    seen = "TIMEOUT";
+  }
   const int same = strcmp(expected, "*") == 0 || strcmp(expected, seen) == 0;
-  printf("    expected: %s\n    seen:     %s%s\n", expected, seen, same ? "" : "   <-- differs");
+  printf("    expected: %s\n    seen:     %s%s%s\n", expected, seen, late, same ? "" : "   <-- differs");
   fflush(stdout);
   if (!same && rt->first_diff < 0) rt->first_diff = (int)i;
+}
+
+/* The watchdog: a verb that never returns (the kernel holds the thread)
+ * still gets its verdict printed; the process then ends as soon as the
+ * kernel lets it. */
+static void *mwc_watchdog(void *arg) {
+  struct mwc_rt *rt = arg;
+  for (;;) {
+    usleep(200 * 1000);
+    const uint64_t start = atomic_load(&rt->op_start_ms);
+    if (!start || mwc_now_ms() - start < (uint64_t)rt->stuck_ms) continue;
+    const unsigned i = atomic_load(&rt->watched_op);
+    printf("    seen:     TIMEOUT (still inside the verb after %d s)   <-- differs\n", rt->stuck_ms / 1000);
+    if (rt->first_diff >= 0)
+      printf("%s: OTHER PATH: op %d differed before op %u\n", rt->finding, rt->first_diff + 1, rt->finding_op + 1);
+    else if (i == rt->finding_op)
+      printf("%s: REPRODUCED at op %u\n", rt->finding, i + 1);
+    else
+      printf("%s: OTHER PATH: op %u differed before op %u\n", rt->finding, i + 1, rt->finding_op + 1);
+    fflush(stdout);
+    _exit(rt->first_diff < 0 && i == rt->finding_op ? 1 : 3);
+  }
+  return NULL;
+}
+
+/* Starts the watchdog for the finding `id`, which shows at op `op`. */
+static void mwc_watch(struct mwc_rt *rt, const char *id, unsigned op) {
+  pthread_t t;
+  rt->finding = id;
+  rt->finding_op = op;
+  if (pthread_create(&t, NULL, mwc_watchdog, rt) == 0) pthread_detach(t);
 }
 
 /* Frees the device's objects and returns the exit status: 1 the finding

@@ -16,6 +16,8 @@
 # (from its vocabulary) before this text.
 import ctypes
 import errno
+import faulthandler
+import os
 import time
 import unittest
 
@@ -157,6 +159,9 @@ class Runtime:
                                    ctypes.c_int, ctypes.c_long]
         self.op_index, self.next_wr = 0, 1
         self.op_timeout, self.settle = 3.0, 0.03
+        # A verb still inside after this long is given up on: the traceback
+        # names the op, and the process ends as soon as the kernel lets it.
+        self.stuck = float(os.environ.get('MWC_STUCK_MS', '120000')) / 1000
         self.first_diff = None
         self.outcomes = []
         self.closed = True  # until the device is open
@@ -610,8 +615,9 @@ class Runtime:
             wr = send_wr(0, e.IBV_WR_BIND_MW, None)
             wr.set_bind_wr(w.mw, info)
             if wr.rkey != with_key_byte(w.cur, want):
-                raise unittest.SkipTest('pyverbs posts a bind work request with key 0x%x; the trace asks '
-                                        'for 0x%x' % (wr.rkey, with_key_byte(w.cur, want)))
+                raise unittest.SkipTest('pyverbs cannot choose a bind work request\'s key (SendWR.set_bind_wr '
+                                        'posts ibv_inc_rkey(mw->rkey) = 0x%x); the trace asks for 0x%x'
+                                        % (wr.rkey, with_key_byte(w.cur, want)))
             ret, got = self.post(q, wr, 'IBV_WC_BIND_MW', flags)
             ret = ret.split()[0]
             st = got if got is not None else st
@@ -786,12 +792,20 @@ class Runtime:
         self.op_index = i + 1
         self.op_text = op
         print('[%d] %s' % (i + 1, op), flush=True)  # numbered from 1, as mwcheck's reports do
+        faulthandler.dump_traceback_later(self.stuck, exit=True)
+        self.op_start = time.monotonic()
 
     def check(self, i, expected, seen):
         """Prints what op i was expected to do and what it did; notes the
-        first op that differed ('*': anything is as expected)."""
+        first op that differed ('*': anything is as expected). A verb that
+        returned only after the op timeout did not finish in time: TIMEOUT,
+        as mwcheck's device session sees it."""
+        faulthandler.cancel_dump_traceback_later()
+        took, late = time.monotonic() - self.op_start, ''
+        if took > self.op_timeout + 1 and seen != 'TIMEOUT':
+            late, seen = ' (returned %s after %.1f s)' % (seen, took), 'TIMEOUT'
         same = expected in ('*', seen)
-        print('    expected: %s\n    seen:     %s%s' % (expected, seen, '' if same else '   <-- differs'),
+        print('    expected: %s\n    seen:     %s%s%s' % (expected, seen, late, '' if same else '   <-- differs'),
               flush=True)
         self.outcomes.append((i, self.op_text, expected, seen))
         if not same and self.first_diff is None:

@@ -31,6 +31,10 @@ enum class Severity : uint8_t {
 #undef S
 };
 inline constexpr int kSeverityCount = 5;
+
+// The key of one root cause met on many paths: a work request refused at
+// post that runs later anyway.
+inline constexpr std::string_view kRefusedPostRuns = "conformance|refused post runs";
 // Each returns the name or the meaning of a severity.
 std::string_view name(Severity s);
 std::string_view meaning(Severity s);

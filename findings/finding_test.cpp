@@ -121,6 +121,27 @@ TEST(Classify, AnErrorReportedAsAFlushIsOneRootCauseWhateverTheOp) {
   EXPECT_NE(summarize(a, "peer_read").find("IBV_WC_WR_FLUSH_ERR"), std::string::npos);
 }
 
+TEST(Classify, ARefusedPostThatRunsLaterIsOneFindingAndWhatFollowsIsUnknown) {
+  const Trace t = parse("alloc_pd p0\ncreate_qp q0 pd=p0 state=INIT\nwr_send q0\nmodify_qp q0 state=RTR\n"
+                        "modify_qp q0 state=RTS\npoll_cq q0\nmodify_qp q0 state=SQD\n");
+  std::vector<Outcome> model(7, out(Result::kOK)), dev = model;
+  model[2] = out(Result::kEINVAL, WcStatus::kNONE, kNoKey, Rule::post_state);
+  dev[2] = model[2];
+  model[5] = out(Result::kEMPTY, WcStatus::kNONE, kNoKey, Rule::poll_empty);
+  dev[5] = out(Result::kOK, WcStatus::kIBV_WC_RNR_RETRY_EXC_ERR);
+  const Symptom a = classify(t, dev, model, "");
+  EXPECT_EQ(a.verdict, Verdict::finding);
+  EXPECT_EQ(a.key, kRefusedPostRuns);
+  EXPECT_NE(summarize(a, "poll_cq").find("runs later anyway"), std::string::npos);
+  // The QP's state after it is not the model's to know.
+  dev[5] = model[5];
+  dev[6] = out(Result::kEINVAL);
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::unknown);
+  // Without the refused post, refusing SQD is an unsupported state.
+  dev[2] = model[2] = out(Result::kOK);
+  EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::unsupported);
+}
+
 TEST(Summarize, AKeyThatMovesOrStaysIsSaidInWords) {
   Symptom s;
   s.severity = Severity::security;

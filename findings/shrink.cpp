@@ -30,7 +30,56 @@ std::vector<Outcome> model_run(const Profile& y, const Trace& t) {
   return o;
 }
 
+// The objects an op names: (kind, handle) of its handle fields and of the
+// bases of its addresses and rkeys.
+std::vector<std::pair<HandleKind, uint32_t>> names(const Op& op) {
+  std::vector<std::pair<HandleKind, uint32_t>> r;
+  const auto& fields = op_desc(op.code).fields;
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const Arg& a = op.a[f];
+    if (a.h == kNoHandle) continue;
+    if (is_handle(fields[f].kind)) r.emplace_back(handle_kind(fields[f].kind), a.h);
+    if (fields[f].kind == FieldKind::Addr && a.tag != static_cast<uint8_t>(AddrBase::Raw))
+      r.emplace_back(a.tag == static_cast<uint8_t>(AddrBase::Buf)  ? HandleKind::Buf
+                     : a.tag == static_cast<uint8_t>(AddrBase::Mr) ? HandleKind::Mr
+                                                                    : HandleKind::Mw,
+                     a.h);
+    if (fields[f].kind == FieldKind::Rkey && a.tag != static_cast<uint8_t>(RkeyBase::Raw))
+      r.emplace_back(a.tag == static_cast<uint8_t>(RkeyBase::Mr) ? HandleKind::Mr : HandleKind::Mw, a.h);
+  }
+  return r;
+}
+
 }  // namespace
+
+std::vector<uint32_t> creation_slice(const Trace& t, size_t op) {
+  std::vector<bool> keep(t.ops.size(), false);
+  if (op >= t.ops.size()) return {};
+  keep[op] = true;
+  std::vector<std::pair<HandleKind, uint32_t>> todo = names(t.ops[op]), done;
+  while (!todo.empty()) {
+    const auto want = todo.back();
+    todo.pop_back();
+    if (std::find(done.begin(), done.end(), want) != done.end()) continue;
+    done.push_back(want);
+    // An object is made by the first op that names it in its first field.
+    for (size_t i = 0; i < op; ++i) {
+      const auto& fields = op_desc(t.ops[i].code).fields;
+      if (fields.empty() || !is_handle(fields[0].kind) || handle_kind(fields[0].kind) != want.first ||
+          t.ops[i].a[0].h != want.second)
+        continue;
+      if (!keep[i]) {
+        keep[i] = true;
+        for (const auto& n : names(t.ops[i])) todo.push_back(n);
+      }
+      break;
+    }
+  }
+  std::vector<uint32_t> r;
+  for (uint32_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) r.push_back(i);
+  return r;
+}
 
 bool shows(const Trace& t, const std::vector<Outcome>& device, const std::string& note,
            const Profile& y, const std::string& key) {
@@ -88,6 +137,14 @@ Shrunk shrink_finding(Backend& device, const Trace& start, const Profile& y, con
   };
   Trace best = start;
   best.comments.clear();
+  // First the ops that make what the finding's op names, nothing else: when
+  // that shows it, one run saves the one-at-a-time removal of every other
+  // op (for a kernel crash, a boot each).
+  const auto said = seen.find(candidate_hash(best));
+  if (!best.ops.empty() && (said == seen.end() || said->second)) {
+    const Trace slice = keep_ops(best, creation_slice(best, best.ops.size() - 1));
+    if (slice.ops.size() < best.ops.size() && still(slice)) best = slice;
+  }
   // minimize() ends after one pass of single-op removal and one of field
   // simplification; either may open the way for the other, so it runs
   // until it changes nothing (answers are remembered: a pass over a

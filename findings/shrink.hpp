@@ -27,6 +27,12 @@ bool shows(const Trace& t, const std::vector<Outcome>& device, const std::string
 // there): a candidate without them is refused without a device run.
 bool could_show(const Trace& t, const Profile& y, const std::string& key);
 
+// Returns the indices (increasing) of op `op` and of the ops that make the
+// objects it names, transitively (an object is made by the first op that
+// names it in its first field): the smallest trace that could show a
+// finding at that op.
+std::vector<uint32_t> creation_slice(const Trace& t, size_t op);
+
 // Returns a candidate's hash (of its text): the name by which a candidate
 // that killed the guest is known when the guest comes back.
 uint64_t candidate_hash(const Trace& t);

@@ -5,6 +5,7 @@
 #include "adapters/minimize.hpp"
 #include "findings/judge.hpp"
 #include "findings/test_corpus.hpp"
+#include "refmodel/text_codec.hpp"
 
 namespace mwc::findings {
 namespace {
@@ -44,6 +45,18 @@ TEST(Shrink, TheReproducerIsOneMinimalOnTheDevice) {
     dev->run(less, out);
     EXPECT_FALSE(shows(less, out, dev->note(), y, f.key)) << "op " << i + 1 << " could go";
   }
+}
+
+TEST(Shrink, TheCreationSliceKeepsWhatTheOpNamesAndWhatMadeIt) {
+  const Trace t = std::get<Trace>(parse_text(
+      "buf b0 len=4096\nalloc_pd p0\nalloc_pd p1\nreg_mr m0 pd=p0 addr=b0 len=4096 access=MW_BIND\n"
+      "alloc_mw w0 pd=p0\nalloc_mw w1 pd=p1 type=2\ncreate_qp q0 pd=p0\ncreate_qp q1 pd=p1\n"
+      "bind_mw q0 w0 mr=m0 addr=b0 len=256 access=REMOTE_READ\nwr_local_inv q1 rkey=w1\n"
+      "peer_read q0 rkey=w0 addr=w0+8\n"));
+  // The last op names q0 and w0 (rkey and address base); w0 names p0.
+  EXPECT_EQ(creation_slice(t, 10), (std::vector<uint32_t>{1, 4, 6, 10}));
+  EXPECT_EQ(creation_slice(t, 9), (std::vector<uint32_t>{2, 5, 7, 9}));
+  EXPECT_EQ(creation_slice(t, 8), (std::vector<uint32_t>{0, 1, 3, 4, 6, 8}));
 }
 
 TEST(Shrink, AnAnswerFromAnEarlierBootIsTakenWithoutARun) {
