@@ -83,15 +83,10 @@ int shrink_targets(Backend& device, const ConformOptions& o, const std::vector<C
   }
   const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(o.shrink_seconds));
-  for (size_t i = 0; i < corpus.size(); ++i) {
-    mark_trace(i, err);
-    // Time left over from earlier findings goes to the later ones.
-    const auto left = end - Clock::now();
-    const auto until = Clock::now() + left / static_cast<long>(corpus.size() - i);
-    out << stream_line(shrink_finding(device, corpus[i].trace, *y, o.targets[i], until, known, &err))
-        << std::endl;
-  }
-  mark_traces_done(err);
+  std::vector<Trace> starts;
+  for (const auto& c : corpus) starts.push_back(c.trace);
+  shrink_findings(device, starts, *y, o.targets, end, known, &err,
+                  [&](size_t, const Shrunk& s) { out << stream_line(s) << std::endl; });
   return kExitOk;
 }
 
@@ -224,10 +219,11 @@ void shrink_here(Backend& device, const ConformOptions& o, const Yardstick& y,
                  const std::vector<Finding*>& todo, DeviceColumn& col) {
   const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(o.shrink_seconds));
-  for (size_t i = 0; i < todo.size(); ++i) {
-    const auto until = Clock::now() + (end - Clock::now()) / static_cast<long>(todo.size() - i);
-    col.shrunk.push_back(shrink_finding(device, todo[i]->reproducer, y.profile, todo[i]->key, until, {}, nullptr));
-  }
+  std::vector<Trace> starts;
+  std::vector<std::string> keys;
+  for (const Finding* f : todo) starts.push_back(f->reproducer), keys.push_back(f->key);
+  shrink_findings(device, starts, y.profile, keys, end, {}, nullptr,
+                  [&](size_t, const Shrunk& s) { col.shrunk.push_back(s); });
 }
 
 // The findings worth shrinking: every one but the unsupported. Kernel

@@ -68,8 +68,10 @@ std::string verdict_of(const std::string& out, const std::string& program, const
   if (has(mine, "died of signal 11") && mine.rfind("\n[") != std::string::npos &&
       mine.compare(mine.rfind("\n[") + 2, std::to_string(n).size() + 1, std::to_string(n) + "]") == 0)
     return "reproduced";
-  if (const size_t k = mine.find("skipped '"); k != std::string::npos)
-    return "skipped: " + mine.substr(k + 9, mine.find('\'', k + 9) - k - 9);
+  // unittest prints the reason as Python's repr: in ' or, holding one, in ".
+  for (const char q : {'\'', '"'})
+    if (const size_t k = mine.find(std::string("skipped ") + q); k != std::string::npos)
+      return "skipped: " + mine.substr(k + 9, mine.find(q, k + 9) - k - 9);
   return mine;
 }
 

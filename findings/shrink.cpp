@@ -118,7 +118,8 @@ uint64_t candidate_hash(const Trace& t) {
 
 Shrunk shrink_finding(Backend& device, const Trace& start, const Profile& y, const std::string& key,
                       std::chrono::steady_clock::time_point until,
-                      const std::map<uint64_t, bool>& known, std::ostream* marks) {
+                      const std::map<uint64_t, bool>& known, std::ostream* marks,
+                      std::map<uint64_t, bool>* learned) {
   Shrunk s;
   s.finding = finding_id(key);
   s.ops_before = start.ops.size();
@@ -161,7 +162,51 @@ Shrunk shrink_finding(Backend& device, const Trace& start, const Profile& y, con
   else if (!s.minimal) s.note = "the finding did not show again on the device";
   s.ops_after = best.ops.size();
   s.text = print_text(best);
+  if (learned) *learned = std::move(seen);
   return s;
+}
+
+void shrink_findings(Backend& device, const std::vector<Trace>& starts, const Profile& y,
+                     const std::vector<std::string>& keys, std::chrono::steady_clock::time_point until,
+                     const std::map<uint64_t, bool>& known, std::ostream* marks,
+                     const std::function<void(size_t, const Shrunk&)>& done) {
+  using Clock = std::chrono::steady_clock;
+  const size_t n = std::min(starts.size(), keys.size());
+  std::vector<size_t> order, kernel;
+  for (size_t i = 0; i < n; ++i) (keys[i].starts_with("crash|kernel") ? kernel : order).push_back(i);
+  const auto reserve = (until - Clock::now()) * static_cast<long>(kernel.size()) / static_cast<long>(std::max<size_t>(n, 1));
+  // Answers are a finding's own: a candidate may show one and not another.
+  std::vector<std::map<uint64_t, bool>> answers(n, known);
+  std::vector<Shrunk> first(n);
+  const auto one = [&](size_t i, const Trace& from, Clock::time_point by) {
+    if (marks) softroce::mark_trace(i, *marks);
+    return shrink_finding(device, from, y, keys[i], by, answers[i], marks, &answers[i]);
+  };
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
+    const auto by = Clock::now() + (until - reserve - Clock::now()) / static_cast<long>(order.size() - k);
+    first[i] = one(i, starts[i], by);
+    done(i, first[i]);
+  }
+  // A second pass for those the first left short in time.
+  std::vector<size_t> again;
+  for (const size_t i : order)
+    if (!first[i].minimal && first[i].note.find("time") != std::string::npos) again.push_back(i);
+  for (size_t k = 0; k < again.size() && Clock::now() < until - reserve; ++k) {
+    const size_t i = again[k];
+    const auto parsed = parse_text(first[i].text);
+    if (!std::holds_alternative<Trace>(parsed)) continue;
+    const auto by = Clock::now() + (until - reserve - Clock::now()) / static_cast<long>(again.size() - k);
+    Shrunk s = one(i, std::get<Trace>(parsed), by);
+    s.runs += first[i].runs;
+    s.ops_before = first[i].ops_before;
+    done(i, s);
+  }
+  for (size_t k = 0; k < kernel.size(); ++k) {
+    const size_t i = kernel[k];
+    done(i, one(i, starts[i], Clock::now() + (until - Clock::now()) / static_cast<long>(kernel.size() - k)));
+  }
+  if (marks) softroce::mark_traces_done(*marks);
 }
 
 }  // namespace mwc::findings

@@ -5,6 +5,7 @@
 // its default, loses the finding) or the time is up.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <ostream>
@@ -44,6 +45,19 @@ uint64_t candidate_hash(const Trace& t);
 // Returns the reproducer and how shrinking went.
 Shrunk shrink_finding(Backend& device, const Trace& start, const Profile& y, const std::string& key,
                       std::chrono::steady_clock::time_point until,
-                      const std::map<uint64_t, bool>& known, std::ostream* marks);
+                      const std::map<uint64_t, bool>& known, std::ostream* marks,
+                      std::map<uint64_t, bool>* learned = nullptr);
+
+// Shrinks many findings within one time budget: trace `starts[i]` shows
+// `keys[i]`. Kernel crashes go last (each candidate that shows one costs a
+// boot) with an equal share kept for them; the others get an equal share
+// first, then what time is left goes to those it did not make 1-minimal,
+// going on from where they were with every answer remembered. `known`
+// answers candidates from earlier boots. Each result (a finding may have
+// two, the later one superseding) is given to `done` as soon as it exists.
+void shrink_findings(Backend& device, const std::vector<Trace>& starts, const Profile& y,
+                     const std::vector<std::string>& keys, std::chrono::steady_clock::time_point until,
+                     const std::map<uint64_t, bool>& known, std::ostream* marks,
+                     const std::function<void(size_t, const Shrunk&)>& done);
 
 }  // namespace mwc::findings

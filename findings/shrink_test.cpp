@@ -73,6 +73,21 @@ TEST(Shrink, AnAnswerFromAnEarlierBootIsTakenWithoutARun) {
   EXPECT_FALSE(s.minimal);
 }
 
+TEST(Shrink, ManyFindingsShareTheTimeAndKernelCrashesGoLast) {
+  Judged s0;
+  ASSERT_FALSE(s0.j.findings.empty());
+  const Finding& f = s0.j.findings[0];
+  std::vector<size_t> order;
+  std::vector<Shrunk> got;
+  shrink_findings(*s0.dev, {f.reproducer, f.reproducer, f.reproducer}, s0.j.yardstick.profile,
+                  {"crash|kernel: nosuch", f.key, f.key}, std::chrono::steady_clock::now() + std::chrono::seconds(60),
+                  {}, nullptr, [&](size_t i, const Shrunk& s) { order.push_back(i), got.push_back(s); });
+  EXPECT_EQ(order, (std::vector<size_t>{1, 2, 0}));
+  EXPECT_TRUE(got[0].minimal);
+  EXPECT_TRUE(got[1].minimal);
+  EXPECT_FALSE(got[2].minimal);  // the device shows no such crash
+}
+
 TEST(Shrink, OutOfTimeItSaysSo) {
   Judged s0;
   auto& dev = s0.dev;
