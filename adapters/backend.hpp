@@ -29,6 +29,10 @@ class Backend {
   // none that is known (a device): a divergence between two backends is
   // explained only by a knob they set differently and consulted.
   virtual const Profile* profile() const { return nullptr; }
+  // Returns, for each send queue depth a trace may ask for (index depth-1),
+  // the depth the backend grants (a device's ibv_create_qp may give more),
+  // or nothing when it grants what is asked.
+  virtual std::vector<uint32_t> granted_send_depths() { return {}; }
 };
 
 // Settings of device backends.

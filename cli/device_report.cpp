@@ -187,7 +187,8 @@ bool write_device_json(const Report& r, const std::string& path) {
     const DeviceJudgment& a = r.judged[c];
     nlohmann::ordered_json d{{"device", r.cols[c].spec}, {"label", r.cols[c].label},
                              {"yardstick", a.yardstick.profile.name}, {"closest_profile", pname(a.closest)},
-                             {"timing", r.cols[c].timing}, {"incident", r.cols[c].incident}};
+                             {"timing", r.cols[c].timing}, {"incident", r.cols[c].incident},
+                             {"send_depths_granted", r.cols[c].send_depths}};
     for (int p = 0; p < kProfileCount; ++p)
       d["profiles_matched"][std::string(pname(static_cast<ProfileId>(p)))] = a.matched[p];
     for (int k = 0; k < kRuleCount; ++k) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/softroce/vm.hpp"
+#include "refmodel/model.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::findings {
@@ -48,6 +49,8 @@ DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& 
   DeviceColumn col;
   col.spec = device.name();
   col.label = device.name().substr(device.name().find(':') + 1);
+  col.send_depths = device.granted_send_depths();
+  if (stream && !col.send_depths.empty()) *stream << nlohmann::json{{"send_depths", col.send_depths}}.dump() << std::endl;
   for (size_t i = 0; i < corpus.size(); ++i) {
     draw_bar(progress, i, corpus.size(), corpus[i].name);
     softroce::mark_trace(i, std::cerr);
@@ -65,6 +68,21 @@ DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& 
   draw_bar(progress, corpus.size(), corpus.size(), "");
   softroce::mark_traces_done(std::cerr);
   return col;
+}
+
+Trace with_granted_depths(const Trace& t, const std::vector<uint32_t>& granted) {
+  Trace r = t;
+  const auto& fields = op_desc(OpCode::create_qp).fields;
+  size_t depth = 0;
+  while (depth < fields.size() && fields[depth].name != "depth") ++depth;
+  for (Op& op : r.ops) {
+    if (op.code != OpCode::create_qp || depth == fields.size()) continue;
+    const uint64_t asked = op.a[depth].v;
+    if (asked < 1 || asked > granted.size()) continue;
+    const uint64_t got = granted[asked - 1];
+    if (got > asked && got <= static_cast<uint64_t>(kMaxDepth)) op.a[depth].v = got;
+  }
+  return r;
 }
 
 std::string stream_line(const Shrunk& s) {
@@ -92,6 +110,10 @@ bool read_device_stream(const std::string& text, DeviceColumn& col) {
           if (o.is_string()) t.outcomes.push_back(outcome_from_text(o.get<std::string>()));
         t.note = j.value("note", "");
       }
+    } else if (j.contains("send_depths") && j["send_depths"].is_array()) {
+      col.send_depths.clear();
+      for (const auto& d : j["send_depths"])
+        col.send_depths.push_back(d.is_number_unsigned() ? d.get<uint32_t>() : 0);
     } else if (j.contains("shrunk")) {
       Shrunk s;
       s.finding = j.value("shrunk", "");

@@ -39,6 +39,7 @@ struct DeviceColumn {
   std::string label;  // what it is: "rxe0", "softroce 6.12.57+deb12-amd64"
   std::vector<DeviceTrace> traces;  // in corpus order
   std::vector<Shrunk> shrunk;       // one per finding shrunk on this device
+  std::vector<uint32_t> send_depths;  // granted per send queue depth asked (index depth-1); empty: as asked
   std::string timing;               // boot/run/total, for the VM
   std::string incident;             // the VM died after the traces (while shrinking)
 };
@@ -49,6 +50,11 @@ struct DeviceColumn {
 // it when set. Returns the device's column.
 DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& corpus,
                                std::ostream* stream, std::ostream* progress);
+
+// Returns `t` with each create_qp's send queue depth the one the device
+// grants for it (`granted`, index depth-1), where that is more and within
+// what the model follows; unchanged when `granted` is empty.
+Trace with_granted_depths(const Trace& t, const std::vector<uint32_t>& granted);
 
 // Returns the JSON line that carries a shrinking result out of the guest.
 std::string stream_line(const Shrunk& s);

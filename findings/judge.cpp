@@ -1,5 +1,7 @@
 #include "findings/judge.hpp"
 
+#include <algorithm>
+
 #include "adapters/divergence.hpp"
 #include "adapters/model_backend.hpp"
 
@@ -22,6 +24,22 @@ std::vector<Symptom> symptoms_of(const DeviceColumn& col, const std::vector<Corp
   return s;
 }
 
+// The corpus as the device ran it: a trace that fills a send queue takes
+// the depths the device grants (ibv_create_qp may give more than asked,
+// and then must accept as many), so the model counts the device's real
+// queue. Other traces keep the author's text.
+std::vector<CorpusTrace> as_granted(const std::vector<CorpusTrace>& corpus, const DeviceColumn& col) {
+  std::vector<CorpusTrace> r = corpus;
+  if (col.send_depths.empty()) return r;
+  const Profile p = profile(ProfileId::verbs);
+  for (auto& c : r) {
+    const auto mod = model_run(p, c.trace);
+    if (std::any_of(mod.begin(), mod.end(), [](const Outcome& o) { return o.rule == Rule::post_depth; }))
+      c.trace = with_granted_depths(c.trace, col.send_depths);
+  }
+  return r;
+}
+
 size_t conforming(const std::vector<Symptom>& s) {
   size_t n = 0;
   for (const auto& x : s) n += x.verdict != Verdict::finding;
@@ -30,8 +48,9 @@ size_t conforming(const std::vector<Symptom>& s) {
 
 }  // namespace
 
-DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTrace>& corpus,
+DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTrace>& asked,
                             const std::vector<ProfileId>& yardsticks) {
+  const std::vector<CorpusTrace> corpus = as_granted(asked, col);
   DeviceJudgment j;
   std::vector<Observed> runs;
   for (size_t t = 0; t < corpus.size() && t < col.traces.size(); ++t)

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "findings/test_corpus.hpp"
+#include "refmodel/text_codec.hpp"
 
 namespace mwc::findings {
 namespace {
@@ -41,6 +42,25 @@ TEST(Judge, ADeviceThatIsASpecificationHasNoFindings) {
   // Judged by DET alone, its readings where DET's differ are still readings.
   const auto by_det = judged("profile:verbs", whole(), {ProfileId::det});
   for (const auto& f : by_det.findings) ADD_FAILURE() << f.summary << " " << by_det.yardstick.profile.name;
+}
+
+TEST(Judge, TheSendQueueIsAsDeepAsTheDeviceGrants) {
+  // Asked for 2, the device grants 3 (as rxe does: 2^k - 1): a third post
+  // succeeds, and must.
+  const char* text =
+      "alloc_pd p0\ncreate_qp q0 pd=p0 depth=2 sig_all=0\nwr_send q0\nwr_send q0\nwr_send q0\nwr_send q0\n";
+  std::vector<CorpusTrace> c{{"depth.mwt", std::get<Trace>(parse_text(text))}};
+  const std::vector<CorpusTrace> granted{{"depth.mwt", with_granted_depths(c[0].trace, {1, 3, 3, 7})}};
+  ASSERT_NE(print_text(granted[0].trace).find("depth=3"), std::string::npos);
+  auto dev = backend("profile:verbs");
+  DeviceColumn col = run_device_corpus(*dev, granted, nullptr, nullptr);  // OK, OK, OK, ENOMEM
+  EXPECT_EQ(judge_device(col, c, default_yardsticks()).symptoms[0].verdict, Verdict::unknown);
+  col.send_depths = {1, 3, 3, 7};
+  const DeviceJudgment j = judge_device(col, c, default_yardsticks());
+  EXPECT_EQ(j.symptoms[0].verdict, Verdict::match);
+  // Refusing the third would now be a finding.
+  col.traces[0].outcomes[4].ret = Result::kENOMEM;
+  EXPECT_EQ(judge_device(col, c, default_yardsticks()).symptoms[0].verdict, Verdict::finding);
 }
 
 TEST(Judge, ADriverProfileIsNoYardstick) {

@@ -10,7 +10,9 @@
 #include "adapters/isolate.hpp"
 #include "adapters/softroce/vm.hpp"
 #include "refmodel/text_codec.hpp"
+#include "adapters/verbs/probe.hpp"
 #include "adapters/verbs/session.hpp"
+#include "refmodel/model.hpp"
 
 namespace mwc {
 namespace {
@@ -26,6 +28,9 @@ class VerbsBackend final : public Backend {
   const std::string& name() const override { return name_; }
   int expectation_column() const override { return -1; }
   std::string note() const override { return note_; }
+  std::vector<uint32_t> granted_send_depths() override {
+    return verbs::probe_send_depths(opts_.device, static_cast<uint32_t>(kMaxDepth));
+  }
 
   void run(const Trace& t, std::vector<Outcome>& outcomes) override {
     // A trace that is no file (a fuzzer's input) goes to the guest's
