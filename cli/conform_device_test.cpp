@@ -30,7 +30,8 @@ TEST(ConformDevice, FindingsFirstAndWhatDiffersBetweenTwoDevices) {
   const fs::path dir = corpus_of("mwcheck-conform-two", {"010_bind_type1_basic.mwt", "109_knob_remote_range.mwt",
                                                           "106_knob_type2_invalidator.mwt"});
   const Ran r = mwcheck({"conform", "--device", "profile:verbs", "--device", "profile:rxe", "--corpus",
-                         (dir / "corpus").string(), "--report", (dir / "report").string()});
+                         (dir / "corpus").string(), "--report", (dir / "report").string(), "--export",
+                         (dir / "report" / "exports").string()});
   EXPECT_EQ(r.status, 1) << r.err;
   // The summary comes first; rxe's deviations are security findings, on
   // the device that takes them and not on the other.
@@ -54,6 +55,11 @@ TEST(ConformDevice, FindingsFirstAndWhatDiffersBetweenTwoDevices) {
   size_t failures = 0;
   for (size_t at = 0; (at = xml.find("<failure", at)) != std::string::npos; ++at) ++failures;
   EXPECT_EQ(failures, j["findings"].size());
+  // The HTML links each export relative to itself.
+  std::ifstream h(dir / "report" / "report.html");
+  const std::string html((std::istreambuf_iterator<char>(h)), std::istreambuf_iterator<char>());
+  const std::string id = j["findings"][0]["id"];
+  EXPECT_NE(html.find("<a href=\"exports/" + id + "/repro.c\">repro.c</a>"), std::string::npos) << html;
 }
 
 TEST(ConformDevice, ABaselineSaysWhatIsNewFixedAndUnchanged) {

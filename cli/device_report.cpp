@@ -303,7 +303,11 @@ small{color:#666}
                      xml_escape(print_text(f.reproducer)));
     if (!f.exports.empty()) {
       h += "<p>exports:";
-      for (const auto& e : f.exports) h += fmt::format(" <a href=\"{0}\">{0}</a>", xml_escape(e));
+      // Links relative to the report, so the folder can be moved or published whole.
+      for (const auto& e : f.exports) {
+        const std::string rel = fs::absolute(e).lexically_proximate(fs::absolute(path).parent_path()).string();
+        h += fmt::format(" <a href=\"{}\">{}</a>", xml_escape(rel), xml_escape(fs::path(e).filename().string()));
+      }
       h += "</p>\n";
     }
     h += "</div>\n";
