@@ -12,19 +12,6 @@ uint32_t differing_knobs(const Backend& a, const Backend& b) {
   return m;
 }
 
-std::optional<Divergence> first_divergence(const std::vector<Outcome>& oa,
-                                           const std::vector<Outcome>& ob, uint32_t differ) {
-  uint32_t consulted = 0;
-  for (size_t i = 0; i < oa.size() && i < ob.size(); ++i) {
-    consulted |= oa[i].knobs | ob[i].knobs;
-    // An op a dead device never ran says nothing: it is not compared.
-    if (oa[i].ret == Result::kNOTRUN || ob[i].ret == Result::kNOTRUN) continue;
-    if (oa[i] == ob[i]) continue;
-    return Divergence{i, oa[i], ob[i], (consulted & differ) != 0};
-  }
-  return std::nullopt;
-}
-
 std::optional<Divergence> first_divergence(const Trace& t, Backend& a, Backend& b,
                                            std::vector<Outcome>& oa, std::vector<Outcome>& ob) {
   a.run(t, oa);

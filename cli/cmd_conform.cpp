@@ -57,17 +57,11 @@ int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err) {
       b->run(t, outcomes);
       TraceRun tr;
       tr.trace = fs::path(path).filename().string();
-      for (size_t i = 0; i < t.ops.size(); ++i) {
-        const Pattern* p = expected(t, static_cast<uint32_t>(i), b->expectation_column());
-        if (!p) continue;
-        ++tr.checked;
-        RuleCount& rc = br.rules[static_cast<int>(outcomes[i].rule)];
-        ++rc.checked;
-        if (matches(*p, outcomes[i])) continue;
-        ++rc.failed;
-        tr.mismatches.push_back({i, where(path, t, i), op_to_text(t.ops[i]), to_text(outcomes[i]),
-                                 to_text(*p), std::string(rule_desc(outcomes[i].rule).id)});
-      }
+      std::vector<uint32_t> checked;
+      tr.mismatches = check_expectations(path, t, outcomes, b->expectation_column(), &checked);
+      tr.checked = checked.size();
+      for (const uint32_t i : checked) ++br.rules[static_cast<int>(outcomes[i].rule)].checked;
+      for (const auto& m : tr.mismatches) ++br.rules[static_cast<int>(outcomes[m.op].rule)].failed;
       br.traces.push_back(std::move(tr));
     }
     result.backends.push_back(std::move(br));

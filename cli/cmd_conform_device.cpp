@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "adapters/model_backend.hpp"
 #include "adapters/softroce/vm.hpp"
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_report.hpp"
 #include "cli/guest.hpp"
 #include "cli/load.hpp"
+#include "compare/run.hpp"
 #include "findings/baseline.hpp"
 #include "findings/judge.hpp"
 #include "findings/shrink.hpp"
@@ -253,8 +253,7 @@ void take_shrunk(const DeviceColumn& col, const Yardstick& y, std::vector<Findin
     }
   }
   for (Finding& f : fs) {
-    ModelBackend m(y.profile, -1);
-    m.run(f.reproducer, f.expected);
+    f.expected = run_model(f.reproducer, y.profile);
     // A crash groups traces whatever rule they met: the finding names the
     // rule its own reproducer meets.
     if (f.reproducer_op >= f.expected.size()) continue;

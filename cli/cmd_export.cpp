@@ -13,7 +13,7 @@
 #include "cli/load.hpp"
 #include "exports/export.hpp"
 #include "findings/baseline.hpp"
-#include "refmodel/model.hpp"
+#include "compare/run.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::cli {
@@ -101,10 +101,10 @@ int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
   auto x = o.from.empty() ? trace_target(o, err) : finding_target(o, err);
   if (!x) return kExitBadInput;
 
+  x->trace.ops.resize(x->op + 1);
+  if (x->trace.lines.size() > x->op + 1) x->trace.lines.resize(x->op + 1);
   exports::Reproducer r;
-  Model m(x->profile);
-  m.reset(x->trace.caps);
-  for (size_t i = 0; i <= x->op; ++i) r.expected.push_back(m.step(x->trace.ops[i]));
+  r.expected = run_model(x->trace, x->profile);
   r.seen = r.expected[x->op];  // no device ran: what it did is for the program to see
   if (!x->seen.empty()) {
     std::string why;
@@ -115,8 +115,6 @@ int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
     r.seen = Outcome{*pat->ret, pat->wc.value_or(WcStatus::kNONE), pat->wc_op.value_or(WcOpcode::kNONE),
                      pat->key.value_or(kNoKey)};
   }
-  x->trace.ops.resize(x->op + 1);
-  if (x->trace.lines.size() > x->op + 1) x->trace.lines.resize(x->op + 1);
   r.trace = std::move(x->trace);
   const RuleDesc& rule = rule_desc(r.expected[x->op].rule);
   r.rule = x->rule.empty() ? std::string(rule.id) : x->rule;  // a finding's, as its report names it

@@ -37,9 +37,10 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
     }
     const auto& v = r.verdicts;
     ops += v.ops;
-    for (const auto& m : v.first)
-      out << mismatch_line(fmt::format("{}:op {}", path, m.op + 1), name, m.text, m.observed,
-                           m.expected, m.rule);
+    for (Mismatch m : v.first) {
+      m.where = fmt::format("{}:op {}", path, m.op + 1);  // a binary trace has no lines
+      out << mismatch_line(m, name);
+    }
     if (v.mismatches > v.first.size())
       out << fmt::format("{}: {} more mismatches not shown\n", path, v.mismatches - v.first.size());
     out << fmt::format("{}: {} ops, {} checked, {} mismatches under {}\n", path, v.ops, v.checked,

@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
 #include "adapters/backend.hpp"
-#include "cli/annotate.hpp"
+#include "compare/annotate.hpp"
 #include "cli/app.hpp"
 #include "cli/guest.hpp"
 #include "cli/commands.hpp"
@@ -43,14 +43,10 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       if (o.files.size() > 1) out << "# == " << path << " ==\n";
       out << annotate(*t, outcomes, backend->expectation_column(), backend->name());
     }
-    for (size_t i = 0; i < t->ops.size(); ++i) {
-      const Pattern* p = expected(*t, static_cast<uint32_t>(i), backend->expectation_column());
-      if (!p || matches(*p, outcomes[i])) continue;
-      ++mismatches;
-      if (o.check)
-        err << mismatch_line(where(path, *t, i), backend->name(), op_to_text(t->ops[i]),
-                             to_text(outcomes[i]), to_text(*p), rule_desc(outcomes[i].rule).id);
-    }
+    const auto bad = check_expectations(path, *t, outcomes, backend->expectation_column());
+    mismatches += bad.size();
+    if (o.check)
+      for (const auto& m : bad) err << mismatch_line(m, backend->name());
   }
   if (status == kExitOk && o.check && mismatches) status = kExitFail;
   return status;

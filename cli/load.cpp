@@ -67,11 +67,6 @@ bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
   return true;
 }
 
-std::string where(const std::string& path, const Trace& t, size_t i) {
-  if (i < t.lines.size()) return fmt::format("{}:{}", path, t.lines[i]);
-  return fmt::format("{}:op {}", path, i + 1);
-}
-
 int load_corpus(const std::string& dir, std::vector<std::string>& paths,
                 std::vector<Trace>& traces, std::ostream& err) {
   namespace fs = std::filesystem;

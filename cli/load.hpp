@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/expectations.hpp"  // where()
 #include "refmodel/trace.hpp"
 
 namespace mwc::cli {
@@ -21,7 +22,5 @@ bool save_trace(const Trace& t, const std::string& path, std::ostream& err);
 // the folder holds no traces.
 int load_corpus(const std::string& dir, std::vector<std::string>& paths,
                 std::vector<Trace>& traces, std::ostream& err);
-// Returns "FILE:LINE" for op i of a loaded trace ("FILE:op N" for binary).
-std::string where(const std::string& path, const Trace& t, size_t i);
 
 }  // namespace mwc::cli

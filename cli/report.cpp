@@ -21,13 +21,6 @@ std::string xml_escape(std::string_view s) {
   return o;
 }
 
-std::string mismatch_line(const std::string& where, const std::string& who, const std::string& op,
-                          const std::string& observed, const std::string& expected,
-                          std::string_view rule) {
-  return fmt::format("{}: mismatch under {}: {} => {}, expected {} (rule {})\n", where, who, op,
-                     observed, expected, rule);
-}
-
 bool write_json(const ConformResult& r, const std::string& path) {
   nlohmann::ordered_json j;
   j["corpus"] = r.corpus;

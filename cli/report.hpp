@@ -5,14 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "compare/expectations.hpp"
 #include "refmodel/rules.hpp"
 
 namespace mwc::cli {
 
-struct Mismatch {
-  size_t op;
-  std::string where, text, observed, expected, rule;
-};
 // One trace under one backend.
 struct TraceRun {
   std::string trace;  // file name
@@ -36,10 +33,6 @@ struct ConformResult {
 
 // Returns `s` with the characters XML and HTML give meaning escaped.
 std::string xml_escape(std::string_view s);
-// Returns the line `run --check` and `replay` print for a mismatch.
-std::string mismatch_line(const std::string& where, const std::string& who, const std::string& op,
-                          const std::string& observed, const std::string& expected,
-                          std::string_view rule);
 
 // Each writes one report; returns false if the file cannot be written.
 bool write_json(const ConformResult& r, const std::string& path);

@@ -3,23 +3,16 @@
 #include <algorithm>
 
 #include "adapters/divergence.hpp"
-#include "adapters/model_backend.hpp"
+#include "compare/run.hpp"
 
 namespace mwc::findings {
 namespace {
-
-std::vector<Outcome> model_run(const Profile& p, const Trace& t) {
-  ModelBackend m(p, -1);
-  std::vector<Outcome> out;
-  m.run(t, out);
-  return out;
-}
 
 std::vector<Symptom> symptoms_of(const DeviceColumn& col, const std::vector<CorpusTrace>& corpus,
                                  const Profile& y) {
   std::vector<Symptom> s;
   for (size_t t = 0; t < corpus.size() && t < col.traces.size(); ++t)
-    s.push_back(classify(corpus[t].trace, col.traces[t].outcomes, model_run(y, corpus[t].trace),
+    s.push_back(classify(corpus[t].trace, col.traces[t].outcomes, run_model(corpus[t].trace, y),
                          col.traces[t].note));
   return s;
 }
@@ -33,7 +26,7 @@ std::vector<CorpusTrace> as_granted(const std::vector<CorpusTrace>& corpus, cons
   if (col.send_depths.empty()) return r;
   const Profile p = profile(ProfileId::verbs);
   for (auto& c : r) {
-    const auto mod = model_run(p, c.trace);
+    const auto mod = run_model(c.trace, p);
     if (std::any_of(mod.begin(), mod.end(), [](const Outcome& o) { return o.rule == Rule::post_depth; }))
       c.trace = with_granted_depths(c.trace, col.send_depths);
   }
@@ -72,7 +65,7 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
   for (int p = 0; p < kProfileCount; ++p) {
     const Profile prof = profile(static_cast<ProfileId>(p));
     for (size_t t = 0; t < runs.size(); ++t) {
-      const auto mod = model_run(prof, corpus[t].trace);
+      const auto mod = run_model(corpus[t].trace, prof);
       const auto d = first_divergence(*runs[t].device, mod, 0);
       j.matched[p] += !d;
       if (d) j.rules[static_cast<int>(mod[d->op].rule)].agree &= static_cast<uint8_t>(~(1u << p));
@@ -83,7 +76,7 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
   // divergence was checked by the rule that decided it; a finding fails it.
   for (size_t t = 0; t < runs.size(); ++t) {
     const Symptom& s = j.symptoms[t];
-    const auto mod = model_run(j.yardstick.profile, corpus[t].trace);
+    const auto mod = run_model(corpus[t].trace, j.yardstick.profile);
     const size_t end = s.verdict == Verdict::match ? mod.size() : s.op + (s.verdict == Verdict::finding);
     for (size_t i = 0; i < end && i < mod.size(); ++i) {
       if ((*runs[t].device)[i].ret == Result::kNOTRUN) continue;

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "adapters/minimize.hpp"
-#include "adapters/model_backend.hpp"
+#include "compare/run.hpp"
 #include "adapters/softroce/vm.hpp"
 #include "findings/finding.hpp"
 #include "refmodel/text_codec.hpp"
@@ -21,13 +21,6 @@ std::vector<std::string> split(const std::string& key) {
     p.push_back(key.substr(at, bar - at));
   p.push_back(key.substr(at));
   return p;
-}
-
-std::vector<Outcome> model_run(const Profile& y, const Trace& t) {
-  ModelBackend m(y, -1);
-  std::vector<Outcome> o;
-  m.run(t, o);
-  return o;
 }
 
 // The objects an op names: (kind, handle) of its handle fields and of the
@@ -83,7 +76,7 @@ std::vector<uint32_t> creation_slice(const Trace& t, size_t op) {
 
 bool shows(const Trace& t, const std::vector<Outcome>& device, const std::string& note,
            const Profile& y, const std::string& key) {
-  return classify(t, device, model_run(y, t), note).key == key;
+  return classify(t, device, run_model(t, y), note).key == key;
 }
 
 bool could_show(const Trace& t, const Profile& y, const std::string& key) {
@@ -101,7 +94,7 @@ bool could_show(const Trace& t, const Profile& y, const std::string& key) {
     rule = p[1], op = p[2], mclass = p[4];
   }
   if (op.empty()) return true;
-  const auto m = rule.empty() ? std::vector<Outcome>() : model_run(y, t);
+  const auto m = rule.empty() ? std::vector<Outcome>() : run_model(t, y);
   for (size_t i = 0; i < t.ops.size(); ++i) {
     if (op_desc(t.ops[i].code).name != op) continue;
     if (rule.empty()) return true;

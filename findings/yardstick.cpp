@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "adapters/divergence.hpp"
-#include "adapters/model_backend.hpp"
+#include "compare/run.hpp"
 
 namespace mwc::findings {
 namespace {
@@ -15,11 +15,9 @@ struct Fit {
   size_t reach = 0;
 };
 
-Fit fit_of(const Observed& r, const Profile& p, std::vector<Outcome>& scratch) {
-  ModelBackend m(p, -1);
-  m.run(*r.trace, scratch);
-  const auto d = first_divergence(*r.device, scratch, 0);
-  return d ? Fit{false, d->op} : Fit{true, scratch.size()};
+Fit fit_of(const Observed& r, const std::vector<Outcome>& mod) {
+  const auto d = first_divergence(*r.device, mod, 0);
+  return d ? Fit{false, d->op} : Fit{true, mod.size()};
 }
 
 }  // namespace
@@ -50,7 +48,6 @@ Yardstick fit_yardstick(const std::vector<Observed>& runs, ProfileId base) {
   y.base = base;
   y.profile = profile(base);
   y.knobs.resize(kKnobCount);
-  std::vector<Outcome> scratch;
   // Twice over the knobs: a reading adopted for one knob can make the
   // traces of another telling.
   for (int pass = 0; pass < 2; ++pass) {
@@ -65,8 +62,8 @@ Yardstick fit_yardstick(const std::vector<Observed>& runs, ProfileId base) {
         for (size_t a = 0; a < kd.alts.size(); ++a) {
           Profile p = y.profile;
           p.v[k] = static_cast<uint8_t>(a);
-          fits.push_back(fit_of(r, p, scratch));
-          per_alt.push_back(scratch);
+          per_alt.push_back(run_model(*r.trace, p));
+          fits.push_back(fit_of(r, per_alt.back()));
         }
         bool telling = false;
         for (const auto& o : per_alt) telling = telling || o != per_alt[0];

@@ -511,23 +511,33 @@ std::string expectations_text(std::span<const Expectation> es) {
   return s;
 }
 
-std::string print_text(const Trace& t) {
+std::string print_text(const Trace& t, const OpAnnotations& a) {
   std::string s;
-  size_t ci = 0, ei = 0;
+  size_t ci = 0;
   for (uint32_t i = 0; i <= t.ops.size(); ++i) {
     for (; ci < t.comments.size() && t.comments[ci].op == i && !t.comments[ci].end_of_line; ++ci)
       s += "#" + t.comments[ci].text + "\n";
     if (i == t.ops.size()) break;
     s += op_to_text(t.ops[i]);
-    const size_t e0 = ei;
-    while (ei < t.expects.size() && t.expects[ei].op == i) ++ei;
-    if (ei > e0) s += " => " + expectations_text({t.expects.data() + e0, ei - e0});
+    if (const std::string o = a.outcome ? a.outcome(i) : std::string(); !o.empty()) s += " => " + o;
     for (; ci < t.comments.size() && t.comments[ci].op == i && t.comments[ci].end_of_line; ++ci)
       s += "  #" + t.comments[ci].text;
     s += "\n";
+    if (a.after) s += a.after(i);
   }
   for (; ci < t.comments.size(); ++ci) s += "#" + t.comments[ci].text + "\n";
   return s;
+}
+
+std::string print_text(const Trace& t) {
+  size_t ei = 0;  // ops come in order: the expectations are walked once
+  return print_text(t, {[&](uint32_t i) {
+                          while (ei < t.expects.size() && t.expects[ei].op < i) ++ei;
+                          const size_t e0 = ei;
+                          while (ei < t.expects.size() && t.expects[ei].op == i) ++ei;
+                          return ei > e0 ? expectations_text({t.expects.data() + e0, ei - e0}) : std::string();
+                        },
+                        nullptr});
 }
 
 }  // namespace mwc

@@ -11,6 +11,7 @@
 // crash the parser: every error names a line and column.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +35,15 @@ void note_caps(Caps& caps, const Op& op);
 std::string op_to_text(const Op& op);
 // Returns the canonical text of a trace: parse_text(print_text(t)) == t.
 std::string print_text(const Trace& t);
+
+// What a printer puts beside each op, in place of the trace's own
+// expectations: `outcome(i)` after " => " (nothing when empty) and
+// `after(i)`, whole lines under the op. Either may be empty.
+struct OpAnnotations {
+  std::function<std::string(uint32_t)> outcome, after;
+};
+// Returns the trace's text, comments in place, annotated as `a` says.
+std::string print_text(const Trace& t, const OpAnnotations& a);
 // Returns the text of one expectation list: "OK; det: EPERM".
 std::string expectations_text(std::span<const Expectation> es);
 

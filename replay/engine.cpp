@@ -227,7 +227,7 @@ void Engine::check(uint64_t word) {
   const uint8_t* rec = rec_ ? rec_ : held_.data();
   Op op;
   mwb::decode_any_op(*fmt_, rec, caps_, op);
-  v_.first.push_back(Mismatch{index_ - 1, op_to_text(op), to_text(out_), to_text(want),
+  v_.first.push_back(Mismatch{index_ - 1, "", op_to_text(op), to_text(out_), to_text(want),
                                 std::string(rule_desc(out_.rule).id)});
 }
 

@@ -12,17 +12,13 @@
 #include <vector>
 
 #include "refmodel/binary_codec.hpp"
+#include "compare/expectations.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/mwb_record.hpp"
 #include "replay/fast_path.hpp"
 
 namespace mwc::replay {
 
-// An op whose outcome differs from what the trace expects of it.
-struct Mismatch {
-  uint64_t op = 0;  // 0-based index in the trace
-  std::string text, observed, expected, rule;
-};
 
 // What a replay found. Mismatches beyond the first kKeep are counted only.
 struct Verdicts {

@@ -46,16 +46,10 @@ Profile parse(const std::string& spec) {
 Verdicts run_verdicts(const Trace& t, const std::vector<Outcome>& outs, int column) {
   Verdicts v;
   v.ops = t.ops.size();
-  for (uint32_t i = 0; i < t.ops.size(); ++i) {
-    const Pattern* p = expected(t, i, column);
-    if (!p) continue;
-    ++v.checked;
-    if (!matches(*p, outs[i])) {
-      ++v.mismatches;
-      v.first.push_back({i, op_to_text(t.ops[i]), to_text(outs[i]), to_text(*p),
-                         std::string(rule_desc(outs[i].rule).id)});
-    }
-  }
+  std::vector<uint32_t> checked;
+  v.first = check_expectations("", t, outs, column, &checked);
+  v.checked = checked.size();
+  v.mismatches = v.first.size();
   return v;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "compare/divergence.hpp"
+#include "compare/run.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/text_codec.hpp"
 #include "smt/domain.hpp"
@@ -189,20 +191,9 @@ void expect(Trace& t, ProfileId a, ProfileId b) {
 
 }  // namespace
 
-std::vector<Outcome> run_model(const Trace& t, const Profile& p) {
-  Model m(p);
-  m.reset(t.caps);
-  std::vector<Outcome> out;
-  out.reserve(t.ops.size());
-  for (const Op& op : t.ops) out.push_back(m.step(op));
-  return out;
-}
-
 std::optional<size_t> first_divergence(const Trace& t, const Profile& a, const Profile& b) {
-  const auto oa = run_model(t, a), ob = run_model(t, b);
-  for (size_t i = 0; i < oa.size(); ++i)
-    if (!(oa[i] == ob[i])) return i;
-  return std::nullopt;
+  const auto d = mwc::first_divergence(run_model(t, a), run_model(t, b), 0);
+  return d ? std::optional<size_t>(d->op) : std::nullopt;
 }
 
 bool knob_alone_diverges(const Trace& t, ProfileId a, ProfileId b, Knob k) {

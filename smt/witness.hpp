@@ -32,8 +32,6 @@ struct CounterexampleTrace {
 // Returns a trace for each known counterexample of theorems<Sym>().
 std::vector<CounterexampleTrace> counterexample_traces();
 
-// Returns the outcomes of a trace under a profile.
-std::vector<Outcome> run_model(const Trace& t, const Profile& p);
 // Returns the first op where two profiles' outcomes differ, if any.
 std::optional<size_t> first_divergence(const Trace& t, const Profile& a, const Profile& b);
 // Returns whether knob k alone makes the trace diverge: from a's side

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compare/run.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::smt {

@@ -5,12 +5,11 @@
 
 #include "refmodel/trace.hpp"
 
-namespace mwc::cli {
+namespace mwc {
 
 // Returns the trace's text with each op's observed outcome after `=>`, its
 // comments, and a `# ^ MISMATCH` line under each op whose outcome differs
 // from what the trace expects under `column` (labelled `who`).
-std::string annotate(const Trace& t, const std::vector<Outcome>& outcomes, int column,
-                     const std::string& who);
+std::string annotate(const Trace& t, const std::vector<Outcome>& outcomes, int column, const std::string& who);
 
-}  // namespace mwc::cli
+}  // namespace mwc

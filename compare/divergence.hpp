@@ -1,0 +1,26 @@
+// Where two runs of one trace first disagree: the one place two outcome
+// streams are compared.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "refmodel/outcome.hpp"
+
+namespace mwc {
+
+struct Divergence {
+  size_t op = 0;           // index of the first op whose outcomes differ
+  Outcome a, b;            // the two outcomes there
+  bool explained = false;  // a knob the two set differently was consulted
+};
+
+// Returns the first divergence of two outcome streams of one trace, where
+// `differ` holds the knobs (bit per Knob) the two runs' profiles set
+// differently. Ops either side did not run (NOTRUN: a device died before
+// them) are not compared.
+std::optional<Divergence> first_divergence(const std::vector<Outcome>& oa, const std::vector<Outcome>& ob,
+                                           uint32_t differ);
+
+}  // namespace mwc
