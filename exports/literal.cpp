@@ -4,6 +4,7 @@
 #include <span>
 #include <string_view>
 
+#include "refmodel/layout.hpp"
 #include "refmodel/vocab.hpp"
 
 namespace mwc::exports {
@@ -104,7 +105,7 @@ std::string literal(const FieldDesc& f, const Arg& a, bool c) {
     }
     case FieldKind::Key:
       if (static_cast<KeyBase>(a.tag) == KeyBase::Abs)
-        return (c ? "MWC_KEY_ABS(" : "Key.abs(") + number(a.v & 0xff, c) + ")";
+        return (c ? "MWC_KEY_ABS(" : "Key.abs(") + number(layout::key_byte(a.v), c) + ")";
       return (c ? "MWC_KEY_REL(" : "Key.rel(") + delta(a.v) + ")";
     default: break;
   }

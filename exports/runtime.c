@@ -483,6 +483,7 @@ const char *mwc_rereg_mr(struct mwc_rt *rt, unsigned h, unsigned flags, unsigned
                          uint64_t len, unsigned access) {
   struct mwc_mr *m;
   uint64_t va;
+  int zb;
   if (h >= rt->caps[2] || !rt->mrs[h].mr) MWC_SKIP();
   m = &rt->mrs[h];
   va = mwc_resolve(rt, addr);
@@ -490,11 +491,15 @@ const char *mwc_rereg_mr(struct mwc_rt *rt, unsigned h, unsigned flags, unsigned
   if (ibv_rereg_mr(m->mr, (int)flags, pd < rt->caps[1] ? rt->pds[pd] : NULL, (void *)(uintptr_t)va, len,
                    (int)mwc_verbs_access(access, 1)))
     MWC_RETURN(mwc_fail(errno ? errno : EINVAL));
+  /* As mwcheck's iova_after_rereg (refmodel/layout.hpp): a dereg then a reg
+   * with what the flags change, so the iova is 0 exactly when the access
+   * left is ZERO_BASED (a zero-based MR's iova is 0; no buffer is at 0). */
+  zb = (flags & IBV_REREG_MR_CHANGE_ACCESS) ? (access & IBV_ACCESS_ZERO_BASED) != 0 : m->iova == 0;
   if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
-    m->iova = m->iova == 0 ? 0 : va; /* a zero-based MR stays zero-based */
     m->va = va;
     m->len = len;
   }
+  m->iova = zb ? 0 : m->va;
   MWC_RETURN(mwc_with("OK", NULL));
 }
 

@@ -353,8 +353,13 @@ class Runtime:
             mr.rereg(flags, p, va, length, access & ~(MWC_ACCESS_LOCAL_READ | e.IBV_ACCESS_ZERO_BASED))
         except PyverbsRDMAError as x:
             return fail(x)
+        # As mwcheck's iova_after_rereg (refmodel/layout.hpp): a dereg then a
+        # reg with what the flags change, so the iova is 0 exactly when the
+        # access left is ZERO_BASED (no buffer is at 0).
+        zb = bool(access & e.IBV_ACCESS_ZERO_BASED) if flags & e.IBV_REREG_MR_CHANGE_ACCESS else iova == 0
         if flags & e.IBV_REREG_MR_CHANGE_TRANSLATION:
-            self.mrs[h] = (mr, va, 0 if iova == 0 else va, length)
+            va0, len0 = va, length
+        self.mrs[h] = (mr, va0, 0 if zb else va0, len0)
         return outcome('OK')
 
     def alloc_mw(self, h, pd, mw_type):

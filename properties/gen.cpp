@@ -159,6 +159,8 @@ rc::Gen<Op> gen_op() {
 
 rc::Gen<std::vector<Op>> gen_ops() { return rc::gen::container<std::vector<Op>>(gen_op()); }
 
+Profile any_profile() { return profile(static_cast<ProfileId>(*rc::gen::inRange(0, kProfileCount))); }
+
 Trace with_prologue(const std::vector<Op>& ops) {
   Trace t;
   t.caps = small_caps();

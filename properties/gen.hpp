@@ -8,6 +8,7 @@
 
 #include <rapidcheck.h>
 
+#include "refmodel/profile.hpp"
 #include "refmodel/trace.hpp"
 
 namespace mwc {
@@ -28,5 +29,7 @@ rc::Gen<Op> gen_op();
 rc::Gen<std::vector<Op>> gen_ops();
 // Returns prologue() followed by ops, as a trace with small_caps().
 Trace with_prologue(const std::vector<Op>& ops);
+// Returns one of the profiles, generated (call inside a property).
+Profile any_profile();
 
 }  // namespace mwc::props

@@ -34,8 +34,6 @@ struct OpCommand final : Cmd {
   void show(std::ostream& os) const override { os << op_to_text(op); }
 };
 
-Profile any_profile() { return profile(static_cast<ProfileId>(*rc::gen::inRange(0, kProfileCount))); }
-
 Model started(const Profile& p) {
   Model m(p);
   m.reset(small_caps());

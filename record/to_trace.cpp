@@ -10,6 +10,7 @@
 #include <infiniband/verbs.h>
 
 #include "adapters/verbs/mapping.hpp"
+#include "refmodel/layout.hpp"
 #include "refmodel/op.hpp"
 #include "refmodel/outcome.hpp"
 #include "refmodel/text_codec.hpp"
@@ -129,15 +130,15 @@ class Converter {
     for (const auto& [p, m] : mrs_)
       if (k == m.rkey) return base(RkeyBase::Mr, m.h, 0);
     for (const auto& [p, w] : mws_)
-      if ((k >> 8) == (w.cur >> 8)) return base(RkeyBase::MwCur, w.h, k - w.cur);
+      if (layout::same_index(k, w.cur)) return base(RkeyBase::MwCur, w.h, k - w.cur);
     for (const auto& [p, m] : mrs_)
-      if ((k >> 8) == (m.rkey >> 8)) return base(RkeyBase::Mr, m.h, k - m.rkey);
+      if (layout::same_index(k, m.rkey)) return base(RkeyBase::Mr, m.h, k - m.rkey);
     return Arg{0, k, static_cast<uint8_t>(RkeyBase::Raw)};
   }
 
   const Mw* window_of(uint32_t rkey) const {
     for (const auto& [p, w] : mws_)
-      if ((rkey >> 8) == (w.cur >> 8)) return &w;
+      if (layout::same_index(rkey, w.cur)) return &w;
     return nullptr;
   }
 

@@ -14,8 +14,6 @@ using C = Broken<Concrete>;  // tests only: one rule template may be broken
 #else
 using C = Concrete;
 #endif
-constexpr uint32_t kRdmaRegAccess[] = {
-    acc::LOCAL_WRITE, acc::LOCAL_WRITE | acc::REMOTE_READ, acc::LOCAL_WRITE | acc::REMOTE_WRITE};
 bool bind_transport_ok(uint32_t t) { return t == qpt::RC || t == qpt::UC || t == qpt::XRC_SEND; }
 }  // namespace
 
@@ -41,12 +39,12 @@ Outcome Model::step(const Op& op) {
 inline uint64_t Model::resolve(const Arg& a) const {
   switch (static_cast<AddrBase>(a.tag)) {
     case AddrBase::Raw: return a.v;
-    case AddrBase::Buf: return buf_va(a.h) + a.v;
+    case AddrBase::Buf: return layout::buf_va(a.h) + a.v;
     case AddrBase::Mr: return (a.h < mrs_.size() ? mrs_[a.h].iova : 0) + a.v;
     case AddrBase::Mw: {
       if (a.h >= mws_.size()) return a.v;
       const Mw& w = mws_[a.h];
-      return ((w.access & acc::ZERO_BASED) ? 0 : w.addr) + a.v;
+      return layout::window_base((w.access & acc::ZERO_BASED) != 0, w.addr) + a.v;
     }
   }
   return a.v;
@@ -64,20 +62,21 @@ inline uint32_t Model::resolve_rkey(const Arg& r) const {
 }
 
 bool Model::in_buffer(uint64_t va, uint64_t len) const {
-  const uint64_t b = (va - kBufBase) >> 32;
-  return va >= kBufBase && b < bufs_.size() && bufs_[b].live &&
-         rules::range_within<C>(va, len, buf_va(static_cast<uint32_t>(b)), bufs_[b].len);
+  const uint32_t b = layout::buf_of(va);
+  return b < bufs_.size() && bufs_[b].live &&
+         rules::range_within<C>(va, len, layout::buf_va(b), bufs_[b].len);
 }
 
 uint32_t Model::rkey_of(const Arg& r) const { return resolve_rkey(r); }
+uint64_t Model::addr_of(const Arg& a) const { return resolve(a); }
 
 // ---- what a fast path copies ----------------------------------------------
 
 Model::KeyTarget Model::key_target(uint32_t rkey) const {
   KeyTarget t;
-  const uint32_t idx = rkey >> 8;
-  if (idx & kMwIndexBit) {
-    const uint32_t h = idx & ~kMwIndexBit;
+  const layout::KeyObject k = layout::key_object(rkey);
+  if (k.window) {
+    const uint32_t h = k.h;
     if (h >= mws_.size()) return t;
     const Mw& w = mws_[h];
     if (!w.live || w.rkey != rkey || w.state != MwState::Bound) return t;
@@ -87,10 +86,10 @@ Model::KeyTarget Model::key_target(uint32_t rkey) const {
                   w.type == 2 ? w.qp : kNoHandle, w.access, w.mr, w.addr, w.len, m.iova, m.len};
     return t;
   }
-  if (idx == 0 || idx - 1 >= mrs_.size()) return t;
-  const Mr& m = mrs_[idx - 1];
-  if (!m.live || m.rkey(idx - 1) != rkey) return t;
-  return KeyTarget{true, false, false, m.pd, kNoHandle, m.access, idx - 1, m.iova, m.len, m.iova, m.len};
+  if (k.h >= mrs_.size()) return t;
+  const Mr& m = mrs_[k.h];
+  if (!m.live || m.rkey(k.h) != rkey) return t;
+  return KeyTarget{true, false, false, m.pd, kNoHandle, m.access, k.h, m.iova, m.len, m.iova, m.len};
 }
 
 // ---- resources ---------------------------------------------------------
@@ -131,7 +130,7 @@ Outcome Model::reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint3
   m.bound = 0;
   m.va = va;
   m.len = len;
-  m.iova = (access & acc::ZERO_BASED) ? 0 : va;
+  m.iova = layout::mr_iova(access, va);
   ++p->users;
   return out(ok);
 }
@@ -196,11 +195,11 @@ Outcome Model::on_rereg_mr(const args::rereg_mr& a) {
   }
   --pds_[m->pd].users;
   ++pds_[pd].users;
+  m->iova = layout::iova_after_rereg(a.flags, m->access, m->va, access, va);
   m->pd = pd;
   m->access = access;
   m->va = va;
   m->len = len;
-  m->iova = (access & acc::ZERO_BASED) ? 0 : va;
   return out(Rule::mr_ok);
 }
 
@@ -211,13 +210,13 @@ Outcome Model::on_alloc_mw(const args::alloc_mw& a) {
   Mw& w = mws_[a.h];
   // A reused handle continues after the last key byte, so stale rkeys of
   // the previous window never match the new one.
-  const uint8_t key = w.rkey ? static_cast<uint8_t>(w.rkey + 1) : 0;
+  const uint8_t key = w.rkey ? static_cast<uint8_t>(layout::key_byte(w.rkey + 1)) : 0;
   w = Mw{};
   w.live = true;
   w.type = static_cast<uint8_t>(a.type);
   w.alloc_key = key;
   w.pd = a.pd;
-  w.rkey = w.cur = w.prev = ((kMwIndexBit | a.h) << 8) | key;
+  w.rkey = w.cur = w.prev = layout::mw_rkey(a.h, key);
   ++p->users;
   return out(Rule::mw_ok);
 }
@@ -339,15 +338,14 @@ Outcome Model::bind(const BindReq& r) {
 
   // The new rkey: ibv_inc_rkey of the consumer's copy, or the WR's key byte.
   uint64_t new_rkey = mutant_ == Mutant::key_not_advanced ? w->cur : rules::inc_rkey<C>(w->cur);
-  if (r.api == BindApi::Wr) {
-    const uint64_t byte = static_cast<KeyBase>(r.key.tag) == KeyBase::Rel ? w->cur + r.key.v : r.key.v;
-    new_rkey = rules::with_key<C>(w->cur, byte);
-  }
+  if (r.api == BindApi::Wr)
+    new_rkey = rules::with_key<C>(w->cur, layout::wr_key_byte(r.key, w->cur, w->alloc_key));
+  // The consumer's copy moves to a new rkey; one that stays keeps its previous.
+  const auto take = [w](uint32_t rkey) {
+    if (w->cur != rkey) w->prev = w->cur, w->cur = rkey;
+  };
   const auto update_at_post = [&] {
-    if (knob(Knob::rkey_update) == alt::rkey_update::post) {
-      w->prev = w->cur;
-      w->cur = static_cast<uint32_t>(new_rkey);
-    }
+    if (knob(Knob::rkey_update) == alt::rkey_update::post) take(static_cast<uint32_t>(new_rkey));
   };
   if (Outcome o; post_done(*q, det, WcOpcode::kIBV_WC_BIND_MW, r.flags, o)) {
     if (o.rule == Rule::post_flush) update_at_post();  // the provider set mw->rkey
@@ -421,13 +419,10 @@ Outcome Model::bind(const BindReq& r) {
     if (w->type == 2) w->qp = r.qp;
   }
   w->rkey = static_cast<uint32_t>(new_rkey);
-  if (w->cur != w->rkey) {
-    w->prev = w->cur;
-    w->cur = w->rkey;
-  }
+  take(w->rkey);
   push(*q, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kIBV_WC_BIND_MW, r.flags);
   Outcome o = out(len ? Rule::bind_ok : Rule::bind_zero_length);
-  o.key = static_cast<int16_t>(static_cast<uint8_t>(w->rkey - w->alloc_key));
+  o.key = layout::key_moved(w->rkey, w->alloc_key);
   return o;
 }
 
@@ -443,8 +438,8 @@ Outcome Model::on_wr_bind_mw(const args::wr_bind_mw& a) {
 
 // Returns the rule that refuses invalidating `rkey` from QP `qp`, or inv_ok.
 Outcome Model::invalidate(uint32_t qp, uint32_t rkey) {
-  const uint32_t idx = rkey >> 8;
-  Mw* w = (idx & kMwIndexBit) ? live(mws_, idx & ~kMwIndexBit) : nullptr;
+  const layout::KeyObject k = layout::key_object(rkey);
+  Mw* w = k.window ? live(mws_, k.h) : nullptr;
   Rule fail = Rule::inv_ok;
   if (!w || w->rkey != rkey)
     fail = Rule::inv_rkey;
@@ -528,7 +523,7 @@ Outcome Model::on_wr_send(const args::wr_send& a) {
   return Rule::remote_ok;
 }
 
-// The same through MR h (the key's index is h+1).
+// The same through MR h (the key's index is layout::mr_index(h)).
 [[gnu::always_inline]] inline Rule Model::through_mr(uint32_t h, uint32_t rkey, uint32_t pd,
                                                      uint64_t raddr, uint64_t len, uint32_t right,
                                                      bool atomic, WcStatus& st) const {
@@ -595,12 +590,11 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
   Qp* q = &qps_[qp];
   const uint32_t rkey = resolve_rkey(rkey_ref);
   const uint64_t raddr = resolve(addr_ref);
-  const uint32_t idx = rkey >> 8;
+  const layout::KeyObject k = layout::key_object(rkey);
   WcStatus st = WcStatus::kIBV_WC_REM_ACCESS_ERR;
-  const Rule fail =
-      (idx & kMwIndexBit)
-          ? through_window(idx & ~kMwIndexBit, rkey, qp, q->pd, raddr, len, right, atomic, st)
-          : through_mr(idx - 1, rkey, q->pd, raddr, len, right, atomic, st);
+  const Rule fail = k.window
+                        ? through_window(k.h, rkey, qp, q->pd, raddr, len, right, atomic, st)
+                        : through_mr(k.h, rkey, q->pd, raddr, len, right, atomic, st);
   if (fail != Rule::remote_ok) [[unlikely]]
     return remote_refused(*q, fail, st);
   return out(fail, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
@@ -671,7 +665,7 @@ const char* Model::check_invariants() const {
     const Mw& w = mws_[h];
     if (!w.live) continue;
     ++users[w.pd];
-    if ((w.rkey >> 8) != (kMwIndexBit | h)) return "a window's rkey lost its index";
+    if (layout::rkey_index(w.rkey) != layout::mw_index(h)) return "a window's rkey lost its index";
     if (w.state != MwState::Bound) continue;
     if (w.len == 0) return "a bound window has length 0";
     if (w.type == 2 && w.qp == kNoHandle) return "a bound type 2 window has no QP";

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "refmodel/layout.hpp"
 #include "refmodel/mutant.hpp"
 #include "refmodel/op.hpp"
 #include "refmodel/outcome.hpp"
@@ -18,13 +19,13 @@
 
 namespace mwc {
 
-// Where trace buffers live in the model's address space: buffer i starts at
-// kBufBase + i * 2^32, so buffers never overlap (a buffer is at most 4 GiB).
-inline constexpr uint64_t kBufBase = 0x100000000000ull;
-inline uint64_t buf_va(uint32_t h) { return kBufBase + (uint64_t{h} << 32); }
-// rkey index spaces: MR h has index h+1, MW h has index kMwIndexBit | h.
-inline constexpr uint32_t kMwIndexBit = 0x800000u;
+// Where trace buffers live and which rkey index each object has:
+// refmodel/layout.hpp.
 inline constexpr int kMaxDepth = 64;
+// The access librdmacm's rdma_reg_msgs, rdma_reg_read and rdma_reg_write
+// register with (rdma_reg_write(3)), in that order.
+inline constexpr uint32_t kRdmaRegAccess[] = {
+    acc::LOCAL_WRITE, acc::LOCAL_WRITE | acc::REMOTE_READ, acc::LOCAL_WRITE | acc::REMOTE_WRITE};
 
 // A test build (MWCHECK_BREAKABLE_MODEL) runs the model on a domain whose
 // rule templates can be broken (broken_rules.hpp); its own inline namespace
@@ -84,6 +85,8 @@ class Model {
   uint32_t qp_pd(uint32_t qp) const { return qp < qps_.size() ? qps_[qp].pd : 0; }
   // Returns the rkey an rkey reference names now.
   uint32_t rkey_of(const Arg& r) const;
+  // Returns the address an address reference names now.
+  uint64_t addr_of(const Arg& a) const;
   // Returns the alternative the remote range check takes (knob or mutant).
   uint8_t remote_range_alt() const {
     return mutant_ == Mutant::range_mr_only ? uint8_t{alt::remote_range::mr_only}
@@ -104,7 +107,7 @@ class Model {
     uint8_t key = 0, next_key = 0;  // key byte; the next registration takes next_key
     uint32_t pd = 0, access = 0, bound = 0;
     uint64_t va = 0, len = 0, iova = 0;
-    uint32_t rkey(uint32_t h) const { return ((h + 1) << 8) | key; }
+    uint32_t rkey(uint32_t h) const { return layout::mr_rkey(h, key); }
   };
   struct alignas(64) Mw {  // a cache line each, as a NIC keeps its window table
     bool live = false;

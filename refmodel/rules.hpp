@@ -12,6 +12,7 @@
 #include <span>
 #include <string_view>
 
+#include "refmodel/layout.hpp"
 #include "refmodel/profile.hpp"
 #include "refmodel/rules.def"
 #include "refmodel/vocab.hpp"
@@ -61,14 +62,7 @@ inline constexpr std::string_view kRuleFnNames[] = {
 };
 
 // The concrete domain: the model runs on it.
-struct Concrete {
-  using U64 = uint64_t;
-  using Bool = bool;
-  static constexpr U64 lit(uint64_t v) { return v; }
-  static constexpr Bool ule(U64 a, U64 b) { return a <= b; }
-  static constexpr Bool ult(U64 a, U64 b) { return a < b; }
-  template <class T>
-  static constexpr T ite(Bool c, T a, T b) { return c ? a : b; }
+struct Concrete : Plain {
   // Returns a rule template's value unchanged.
   template <class T>
   static constexpr T decide(RuleFn, T v) { return v; }
@@ -194,14 +188,13 @@ typename D::Bool atomic_aligned(typename D::U64 va) {
 // and the 24-bit index stays.
 template <class D>
 typename D::U64 inc_rkey(typename D::U64 rkey) {
-  return D::decide(RuleFn::inc_rkey,
-                   (rkey & D::lit(0xffffff00)) | ((rkey + D::lit(1)) & D::lit(0xff)));
+  return D::decide(RuleFn::inc_rkey, layout::with_key_byte<D>(rkey, rkey + D::lit(1)));
 }
 
 // bind.ok (IBV_WR_BIND_MW): returns rkey with its key byte replaced.
 template <class D>
 typename D::U64 with_key(typename D::U64 rkey, typename D::U64 key) {
-  return D::decide(RuleFn::with_key, (rkey & D::lit(0xffffff00)) | (key & D::lit(0xff)));
+  return D::decide(RuleFn::with_key, layout::with_key_byte<D>(rkey, key));
 }
 
 }  // namespace rules

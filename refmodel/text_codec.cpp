@@ -4,6 +4,7 @@
 #include <charconv>
 #include <optional>
 
+#include "refmodel/layout.hpp"
 #include "refmodel/vocab.hpp"
 
 namespace mwc {
@@ -230,7 +231,7 @@ bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
         const auto o = parse_offset(sp.offset);
         if (!o || (*o > 255 && *o < uint64_t{0} - 255))
           return f.col += sp.base.size() + sp.suffix.size(), f.msg = "bad key byte delta '" + shown(sp.offset) + "'", false;
-        d = *o & 0xff;
+        d = layout::key_byte(*o);
       }
       out = Arg{d, *h, static_cast<uint8_t>(base)};
       return true;
@@ -239,7 +240,7 @@ bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
       if (s[0] == '+' || s[0] == '-') {
         const auto o = parse_offset(s);
         if (!o || (*o > 255 && *o < uint64_t{0} - 255)) return f.msg = "bad key delta '" + shown(s) + "'", false;
-        out = Arg{*o & 0xff, kNoHandle, static_cast<uint8_t>(KeyBase::Rel)};
+        out = Arg{layout::key_byte(*o), kNoHandle, static_cast<uint8_t>(KeyBase::Rel)};
         return true;
       }
       const auto v = parse_uint(s);

@@ -51,7 +51,7 @@ class FastPathT {
           [[unlikely]]
         return false;
       // Addr{Mw, h, off} as the model resolves it.
-      const uint64_t raddr = (s.zb ? 0 : s.addr) + off;
+      const uint64_t raddr = layout::window_base<D>(s.zb, s.addr) + off;
       return rules::grants<D>(s.access, right) &&
              rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen, range_) &&
              (!atomic || rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)));
@@ -204,8 +204,8 @@ class FastPathT {
       // Keys keep their object's index: a raw key names it by index.
       if (a.tag == static_cast<uint8_t>(RkeyBase::Mr)) stale_mr(a.h);
       else if (a.tag != static_cast<uint8_t>(RkeyBase::Raw)) stale_win(a.h);
-      else if ((a.h >> 8) & kMwIndexBit) stale_win((a.h >> 8) & ~kMwIndexBit);
-      else if (a.h >> 8) stale_mr((a.h >> 8) - 1);
+      else if (const layout::KeyObject k = layout::key_object(a.h); k.window) stale_win(k.h);
+      else stale_mr(k.h);
     }
   }
   void stale_win(uint32_t h) {
@@ -239,7 +239,7 @@ class FastPathT {
     const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::MwCur)});
     const Model::KeyTarget t = model_.key_target(rkey);
     // Only the window's own slot: the current key names window h itself.
-    s.state = t.ok && t.window && (rkey >> 8) == (kMwIndexBit | h) ? kOk : kRefused;
+    s.state = t.ok && t.window && layout::rkey_index(rkey) == layout::mw_index(h) ? kOk : kRefused;
     s.zb = t.zero_based;
     s.who = uint64_t{t.pd} << 32 | t.owner;
     s.who_mask = t.owner == kNoHandle ? ~uint64_t{0} << 32 : ~uint64_t{0};

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "refmodel/model.hpp"
+#include "refmodel/layout.hpp"
 #include "refmodel/mwb_record.hpp"
 
 namespace mwc::replay {
@@ -40,9 +40,8 @@ void Partition::link(const Arg& a, uint32_t& first) {
     if (b == RkeyBase::Mr) link(HandleKind::Mr, a.h, first);
     if (b == RkeyBase::MwCur || b == RkeyBase::MwPrev) link(HandleKind::Mw, a.h, first);
     if (b == RkeyBase::Raw) {  // the object the key's index names, if any
-      const uint32_t idx = a.h >> 8;
-      if (idx & kMwIndexBit) link(HandleKind::Mw, idx & ~kMwIndexBit, first);
-      else if (idx >= 1) link(HandleKind::Mr, idx - 1, first);
+      const layout::KeyObject k = layout::key_object(a.h);
+      link(k.window ? HandleKind::Mw : HandleKind::Mr, k.h, first);
     }
   }
 }

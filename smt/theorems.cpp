@@ -179,22 +179,22 @@ std::vector<Theorem> theorems() {
   }
 
   // ---- invalidation and keys ----
-  const E index = z3::lshr(rkey, Sym::lit(8));
+  const E index = layout::index_bits<D>(rkey);
   ts.push_back({"inval.bind_changes_rkey", {R::bind_ok, R::bind_zero_length, R::remote_rkey},
                 "ibv_bind_mw(3), ibv_inc_rkey: every bind (zero-length included) gives the window "
                 "a new 32-bit rkey with the same index, so remote.rkey refuses the previous one",
                 "", false,
                 z3::implies(fits32(rkey), rules::inc_rkey<D>(rkey) != rkey &&
-                                              z3::lshr(rules::inc_rkey<D>(rkey), Sym::lit(8)) == index &&
+                                              layout::index_bits<D>(rules::inc_rkey<D>(rkey)) == index &&
                                               fits32(rules::inc_rkey<D>(rkey))),
                 {rkey}});
   ts.push_back({"inval.with_key_keeps_index", {R::bind_ok},
                 "IBV_WR_BIND_MW: the new rkey is the window's index with the consumer's key byte",
                 "", false,
                 z3::implies(fits32(rkey),
-                            z3::lshr(rules::with_key<D>(rkey, key), Sym::lit(8)) == index &&
-                                (rules::with_key<D>(rkey, key) & Sym::lit(0xff)) ==
-                                    (key & Sym::lit(0xff))),
+                            layout::index_bits<D>(rules::with_key<D>(rkey, key)) == index &&
+                                layout::key_byte<D>(rules::with_key<D>(rkey, key)) ==
+                                    layout::key_byte<D>(key)),
                 {rkey, key}});
   {
     E repeats = Sym::ctx().bool_val(false);

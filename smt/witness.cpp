@@ -14,7 +14,7 @@ using E = z3::expr;
 
 constexpr uint64_t kBufLen = 8192, kMrLen = 4096;
 constexpr const char* kFull = "LOCAL_READ|LOCAL_WRITE|REMOTE_READ|REMOTE_WRITE|REMOTE_ATOMIC|MW_BIND";
-const uint64_t kB = buf_va(0);  // buffer b0; MR m0 covers its first kMrLen bytes
+const uint64_t kB = layout::buf_va(0);  // buffer b0; MR m0 covers its first kMrLen bytes
 
 // Returns values of `vars` satisfying `c` (zeros if none: the witness then
 // fails its confirmation, which the tests report).

@@ -53,11 +53,6 @@ uint32_t verbs_access(uint32_t a, bool for_mr) {
   return a;
 }
 
-uint8_t wr_key_byte(const Arg& key, uint32_t cur_rkey, uint8_t alloc_byte) {
-  if (static_cast<KeyBase>(key.tag) == KeyBase::Rel) return static_cast<uint8_t>(cur_rkey + key.v);
-  return static_cast<uint8_t>(alloc_byte + key.v);
-}
-
 uint32_t transition_attrs(QpState from, QpState to, uint32_t qp_type) {
   using S = QpState;
   const bool connected = qp_type == qpt::RC || qp_type == qpt::UC;

@@ -4,7 +4,6 @@
 #pragma once
 #include <cstdint>
 
-#include "refmodel/field.hpp"
 #include "refmodel/vocab.hpp"
 
 namespace mwc::verbs {
@@ -21,19 +20,7 @@ WcOpcode wc_opcode_of(int ibv_opcode);
 // LOCAL_READ right has no verbs bit (local read is implicit) and is dropped;
 // ZERO_BASED on an MR means "register at iova 0" and is dropped too.
 uint32_t verbs_access(uint32_t trace_access, bool for_mr);
-// Returns rkey with its low (key) byte replaced by `byte`.
-constexpr uint32_t with_key_byte(uint32_t rkey, uint8_t byte) {
-  return (rkey & ~0xffu) | byte;
-}
-// Returns the key byte a BIND_MW work request asks for: relative to the
-// consumer's current rkey, or absolute, counted from the key byte the window
-// had when allocated (the model starts every fresh window at 0).
-uint8_t wr_key_byte(const Arg& key, uint32_t cur_rkey, uint8_t alloc_byte);
-// Returns a successful bind's key outcome: how far the key byte moved since
-// allocation, modulo 256.
-constexpr int16_t key_outcome(uint32_t rkey, uint8_t alloc_byte) {
-  return static_cast<uint8_t>(static_cast<uint8_t>(rkey) - alloc_byte);
-}
+// (Keys and addresses: book.hpp, on refmodel/layout.hpp and the rules.)
 
 // The attributes ibv_modify_qp needs for one transition of a QP type.
 enum AttrSet : uint32_t {

@@ -45,16 +45,6 @@ TEST(Mapping, AccessDropsWhatVerbsHasNoBitFor) {
   EXPECT_EQ(verbs_access(acc::ZERO_BASED | acc::MW_BIND, true), uint32_t{IBV_ACCESS_MW_BIND});
 }
 
-TEST(Mapping, KeyBytes) {
-  const uint32_t rkey = 0x123456fe;
-  EXPECT_EQ(with_key_byte(rkey, 0x07), 0x12345607u);
-  EXPECT_EQ(wr_key_byte(Arg{1, kNoHandle, uint8_t(KeyBase::Rel)}, rkey, 0x10), 0xff);
-  EXPECT_EQ(wr_key_byte(Arg{3, kNoHandle, uint8_t(KeyBase::Rel)}, rkey, 0x10), 0x01);  // wraps
-  EXPECT_EQ(wr_key_byte(Arg{0xfe, kNoHandle, uint8_t(KeyBase::Abs)}, rkey, 0x10), 0x0e);
-  EXPECT_EQ(key_outcome(0x12345601, 0xff), 2);
-  EXPECT_EQ(key_outcome(0x12345610, 0x10), 0);
-}
-
 TEST(Mapping, TransitionsCarryWhatTheKernelAsksFor) {
   using S = QpState;
   EXPECT_EQ(transition_attrs(S::kRESET, S::kINIT, qpt::RC), kInit);

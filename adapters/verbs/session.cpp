@@ -16,7 +16,9 @@
 #include <rdma/rdma_verbs.h>
 
 #include "adapters/verbs/mapping.hpp"
+#include "refmodel/layout.hpp"
 #include "refmodel/model.hpp"
+#include "refmodel/rules.hpp"
 
 namespace mwc::verbs {
 namespace {
@@ -125,6 +127,7 @@ void Session::begin(const Trace& t) {
   mrs_.resize(t.caps[2]);
   mws_.resize(t.caps[3]);
   qps_.resize(t.caps[4]);
+  book_.begin(t.caps);
 }
 
 bool Session::injected(Fault f) {
@@ -160,48 +163,15 @@ Outcome with(Result r, WcStatus st = WcStatus::kNONE) {
 }
 }  // namespace
 
-// ---- addresses, keys and data ------------------------------------------------
-
-uint64_t Session::resolve(const Arg& a) const {
-  switch (static_cast<AddrBase>(a.tag)) {
-    case AddrBase::Raw: return a.v;
-    case AddrBase::Buf: return buf_va(a.h) + a.v;
-    case AddrBase::Mr: return (a.h < mrs_.size() ? mrs_[a.h].iova : 0) + a.v;
-    case AddrBase::Mw: {
-      if (a.h >= mws_.size()) return a.v;
-      const Mw& w = mws_[a.h];
-      return (w.bound && !w.zero_based ? w.addr : 0) + a.v;
-    }
-  }
-  return a.v;
-}
-
-uint32_t Session::resolve_rkey(const Arg& r) const {
-  uint32_t base = 0;
-  switch (static_cast<RkeyBase>(r.tag)) {
-    case RkeyBase::Raw: return r.h;  // a guess: passed to the device as it is
-    case RkeyBase::MwCur: base = r.h < mws_.size() ? mws_[r.h].cur : 0; break;
-    case RkeyBase::MwPrev: base = r.h < mws_.size() ? mws_[r.h].prev : 0; break;
-    case RkeyBase::Mr: base = r.h < mrs_.size() && mrs_[r.h].mr ? mrs_[r.h].mr->rkey : 0; break;
-  }
-  return with_key_byte(base, static_cast<uint8_t>(base + r.v));
-}
-
-uint64_t Session::target_of(uint32_t rkey, uint64_t addr) const {
-  for (const Mw& w : mws_)
-    if (w.mw && w.bound && (w.cur >> 8) == (rkey >> 8)) return w.zero_based ? w.addr + addr : addr;
-  for (const Mr& m : mrs_)
-    if (m.mr && (m.mr->rkey >> 8) == (rkey >> 8)) return m.iova == 0 ? m.va + addr : addr;
-  return addr;
-}
+// ---- data ------------------------------------------------------------------------
 
 uint8_t* Session::shadow_at(uint64_t va, uint64_t len) {
-  for (Buf& b : bufs_) {
-    const uint64_t base = reinterpret_cast<uint64_t>(b.p);
-    if (b.live && !b.shadow.empty() && va >= base && len <= b.len && va - base <= b.len - len)
-      return b.shadow.data() + (va - base);
-  }
-  return nullptr;
+  const uint32_t h = layout::buf_of(va);
+  if (h >= bufs_.size()) return nullptr;
+  Buf& b = bufs_[h];
+  if (!b.live || b.shadow.empty() || !rules::range_within<Concrete>(va, len, layout::buf_va(h), b.len))
+    return nullptr;
+  return b.shadow.data() + (va - layout::buf_va(h));
 }
 
 bool Session::data_ok() {
@@ -218,7 +188,7 @@ bool Session::data_ok() {
 
 Outcome Session::on_buf(const args::buf& a) {
   if (a.h >= bufs_.size() || bufs_[a.h].live) return with(Result::kSKIP);
-  void* p = mmap(reinterpret_cast<void*>(buf_va(a.h)), a.len, PROT_READ | PROT_WRITE,
+  void* p = mmap(reinterpret_cast<void*>(layout::buf_va(a.h)), a.len, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   if (p == MAP_FAILED) return fail_errno(errno);
   Buf& b = bufs_[a.h];
@@ -226,7 +196,7 @@ Outcome Session::on_buf(const args::buf& a) {
   b.p = static_cast<uint8_t*>(p);
   b.len = a.len;
   if (a.len <= kShadowMax) {
-    for (uint64_t i = 0; i < a.len; ++i) b.p[i] = fill_byte(buf_va(a.h) + i);
+    for (uint64_t i = 0; i < a.len; ++i) b.p[i] = fill_byte(layout::buf_va(a.h) + i);
     b.shadow.assign(b.p, b.p + a.len);
   }
   return with(Result::kOK);
@@ -248,14 +218,13 @@ Outcome Session::on_dealloc_pd(const args::dealloc_pd& a) {
 Outcome Session::reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access) {
   if (pd >= pds_.size() || !pds_[pd].pd || h >= mrs_.size() || mrs_[h].mr)
     return with(Result::kSKIP);
-  const uint64_t va = resolve(addr);
-  void* p = reinterpret_cast<void*>(va);
-  const bool zb = access & acc::ZERO_BASED;
-  // ZERO_BASED on an MR means "addressed from 0": register at iova 0.
-  ibv_mr* mr = zb ? ibv_reg_mr_iova2(pds_[pd].pd, p, len, 0, verbs_access(access, true))
-                  : ibv_reg_mr(pds_[pd].pd, p, len, static_cast<int>(verbs_access(access, true)));
+  const uint64_t va = book_.resolve(addr);
+  // Registered at the iova the layout gives (0 for ZERO_BASED).
+  ibv_mr* mr = ibv_reg_mr_iova2(pds_[pd].pd, reinterpret_cast<void*>(va), len,
+                                layout::mr_iova(access, va), verbs_access(access, true));
   if (!mr) return fail_errno(errno);
-  mrs_[h] = Mr{mr, va, zb ? 0 : va, len};
+  mrs_[h].mr = mr;
+  book_.reg(h, mr->rkey, access, va, len);
   return with(Result::kOK);
 }
 
@@ -263,27 +232,29 @@ Outcome Session::on_reg_mr(const args::reg_mr& a) { return reg(a.h, a.pd, a.addr
 
 // librdmacm's rdma_reg_* take the PD from a connection id: give them one
 // that carries the trace's PD, and the real inline functions run.
-#define MWC_RDMA_REG(fn)                                                           \
+#define MWC_RDMA_REG(fn, i)                                                        \
   Outcome Session::on_##fn(const args::fn& a) {                                    \
     if (a.pd >= pds_.size() || !pds_[a.pd].pd || a.h >= mrs_.size() || mrs_[a.h].mr) \
       return with(Result::kSKIP);                                                  \
     rdma_cm_id id{};                                                               \
     id.pd = pds_[a.pd].pd;                                                         \
-    const uint64_t va = resolve(a.addr);                                           \
+    const uint64_t va = book_.resolve(a.addr);                                     \
     ibv_mr* mr = fn(&id, reinterpret_cast<void*>(va), a.len);                      \
     if (!mr) return fail_errno(errno);                                             \
-    mrs_[a.h] = Mr{mr, va, va, a.len};                                             \
+    mrs_[a.h].mr = mr;                                                             \
+    book_.reg(a.h, mr->rkey, kRdmaRegAccess[i], va, a.len);                        \
     return with(Result::kOK);                                                      \
   }
-MWC_RDMA_REG(rdma_reg_msgs)
-MWC_RDMA_REG(rdma_reg_read)
-MWC_RDMA_REG(rdma_reg_write)
+MWC_RDMA_REG(rdma_reg_msgs, 0)
+MWC_RDMA_REG(rdma_reg_read, 1)
+MWC_RDMA_REG(rdma_reg_write, 2)
 #undef MWC_RDMA_REG
 
 Outcome Session::dereg(uint32_t h) {
   if (h >= mrs_.size() || !mrs_[h].mr) return with(Result::kSKIP);
   if (const int rc = ibv_dereg_mr(mrs_[h].mr)) return fail_errno(rc);
   mrs_[h].mr = nullptr;
+  book_.dereg(h);
   return with(Result::kOK);
 }
 
@@ -293,6 +264,7 @@ Outcome Session::on_rdma_dereg_mr(const args::rdma_dereg_mr& a) {
   if (a.h >= mrs_.size() || !mrs_[a.h].mr) return with(Result::kSKIP);
   if (rdma_dereg_mr(mrs_[a.h].mr)) return fail_errno(errno);
   mrs_[a.h].mr = nullptr;
+  book_.dereg(a.h);
   return with(Result::kOK);
 }
 
@@ -300,16 +272,12 @@ Outcome Session::on_rereg_mr(const args::rereg_mr& a) {
   if (a.h >= mrs_.size() || !mrs_[a.h].mr) return with(Result::kSKIP);
   Mr& m = mrs_[a.h];
   ibv_pd* pd = a.pd < pds_.size() ? pds_[a.pd].pd : nullptr;
-  const uint64_t va = resolve(a.addr);
+  const uint64_t va = book_.resolve(a.addr);
   errno = 0;
   if (ibv_rereg_mr(m.mr, static_cast<int>(a.flags), pd, reinterpret_cast<void*>(va), a.len,
                    static_cast<int>(verbs_access(a.access, true))))
     return fail_errno(errno ? errno : EINVAL);
-  if (a.flags & rereg::CHANGE_TRANSLATION) {
-    m.iova = m.iova == 0 ? 0 : va;  // a zero-based MR stays zero-based
-    m.va = va;
-    m.len = a.len;
-  }
+  book_.rereg(a.h, a.flags, a.access, va, a.len);
   return with(Result::kOK);
 }
 
@@ -318,7 +286,8 @@ Outcome Session::on_alloc_mw(const args::alloc_mw& a) {
     return with(Result::kSKIP);
   ibv_mw* mw = ibv_alloc_mw(pds_[a.pd].pd, static_cast<ibv_mw_type>(a.type));
   if (!mw) return fail_errno(errno);
-  mws_[a.h] = Mw{mw, static_cast<uint8_t>(mw->rkey), mw->rkey, mw->rkey};
+  mws_[a.h].mw = mw;
+  book_.alloc_mw(a.h, mw->rkey);
   return with(Result::kOK);
 }
 
@@ -326,7 +295,7 @@ Outcome Session::on_dealloc_mw(const args::dealloc_mw& a) {
   if (a.h >= mws_.size() || !mws_[a.h].mw) return with(Result::kSKIP);
   if (const int rc = ibv_dealloc_mw(mws_[a.h].mw)) return fail_errno(rc);
   mws_[a.h].mw = nullptr;
-  mws_[a.h].bound = false;
+  book_.dealloc_mw(a.h);
   return with(Result::kOK);
 }
 
@@ -590,12 +559,11 @@ Outcome Session::bind(uint32_t qp, uint32_t mw, uint32_t mr, const Arg& addr, ui
   Mw& w = mws_[mw];
   ibv_mw_bind_info info{};
   info.mr = mr == kNoHandle ? nullptr : mrs_[mr].mr;
-  info.addr = resolve(addr);
+  info.addr = book_.resolve(addr);
   info.length = len;
   info.mw_access_flags = verbs_access(access, false);
   WcStatus st = WcStatus::kIBV_WC_SUCCESS;
   Outcome o;
-  const uint32_t before = w.cur;
   if (!key) {
     // ibv_bind_mw posts the request itself and updates mw->rkey.
     ibv_mw_bind mb{};
@@ -603,7 +571,7 @@ Outcome Session::bind(uint32_t qp, uint32_t mw, uint32_t mr, const Arg& addr, ui
     mb.send_flags = flags & (sendf::SIGNALED | sendf::FENCE);
     mb.bind_info = info;
     const int rc = ibv_bind_mw(q.qp, w.mw, &mb);
-    w.cur = w.mw->rkey;
+    book_.set_cur(mw, w.mw->rkey);
     if (rc) {
       o = fail_errno(rc);
     } else {
@@ -616,19 +584,13 @@ Outcome Session::bind(uint32_t qp, uint32_t mw, uint32_t mr, const Arg& addr, ui
     ibv_send_wr wr{};
     wr.opcode = IBV_WR_BIND_MW;
     wr.bind_mw.mw = w.mw;
-    wr.bind_mw.rkey = with_key_byte(w.cur, wr_key_byte(*key, w.cur, w.alloc_byte));
+    wr.bind_mw.rkey = book_.wr_rkey(mw, *key);
     wr.bind_mw.bind_info = info;
     o = post(q, wr, WcOpcode::kIBV_WC_BIND_MW, flags, &st);
-    if (o.ret == Result::kOK) w.cur = wr.bind_mw.rkey;  // the consumer's copy
+    if (o.ret == Result::kOK) book_.set_cur(mw, wr.bind_mw.rkey);  // the consumer's copy
   }
-  if (w.cur != before) w.prev = before;
-  if (o.ret == Result::kOK && st == WcStatus::kIBV_WC_SUCCESS) {
-    o.key = key_outcome(w.cur, w.alloc_byte);
-    w.bound = len != 0;
-    w.addr = info.addr;
-    w.len = len;
-    w.zero_based = access & acc::ZERO_BASED;
-  }
+  if (o.ret == Result::kOK && st == WcStatus::kIBV_WC_SUCCESS)
+    o.key = book_.bound(mw, mr, info.addr, len, access);
   return o;
 }
 
@@ -646,12 +608,10 @@ Outcome Session::on_wr_local_inv(const args::wr_local_inv& a) {
   if (a.qp >= qps_.size() || !qps_[a.qp].qp) return with(Result::kSKIP);
   ibv_send_wr wr{};
   wr.opcode = IBV_WR_LOCAL_INV;
-  wr.invalidate_rkey = resolve_rkey(a.rkey);
+  wr.invalidate_rkey = book_.resolve_rkey(a.rkey);
   WcStatus st = WcStatus::kNONE;
   Outcome o = post(qps_[a.qp], wr, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, &st);
-  if (st == WcStatus::kIBV_WC_SUCCESS)
-    for (Mw& w : mws_)
-      if (w.mw && w.cur == wr.invalidate_rkey) w.bound = false;
+  if (st == WcStatus::kIBV_WC_SUCCESS) book_.invalidated(wr.invalidate_rkey);
   return o;
 }
 
@@ -698,8 +658,8 @@ Outcome Session::remote(uint32_t qp, const Arg& rkey_ref, const Arg& addr_ref, u
   if (qp >= qps_.size() || !qps_[qp].qp) return with(Result::kSKIP);
   if (len > kScratch) return with(Result::kUNSUPPORTED);
   Qp& q = qps_[qp];
-  const uint32_t rkey = resolve_rkey(rkey_ref);
-  const uint64_t raddr = resolve(addr_ref);
+  const uint32_t rkey = book_.resolve_rkey(rkey_ref);
+  const uint64_t raddr = book_.resolve(addr_ref);
   const bool atomic = opcode == IBV_WR_ATOMIC_FETCH_AND_ADD || opcode == IBV_WR_ATOMIC_CMP_AND_SWP;
   for (uint64_t i = 0; i < len; ++i)
     scratch_[i] = opcode == IBV_WR_RDMA_WRITE ? write_byte(op_index_, i) : 0;
@@ -734,7 +694,7 @@ Outcome Session::remote(uint32_t qp, const Arg& rkey_ref, const Arg& addr_ref, u
       data_ok())
     return with(Result::kOK, st);
   if (st == WcStatus::kIBV_WC_SUCCESS) {
-    uint8_t* sh = shadow_at(target_of(rkey, raddr), len);
+    uint8_t* sh = shadow_at(book_.target_of(rkey, raddr), len);
     if (sh && opcode == IBV_WR_RDMA_WRITE) std::memcpy(sh, scratch_.data(), len);
     if (sh && opcode == IBV_WR_RDMA_READ) ok = std::memcmp(sh, scratch_.data(), len) == 0;
     if (sh && atomic) {
@@ -776,15 +736,13 @@ Outcome Session::on_peer_send_inv(const args::peer_send_inv& a) {
   wr.wr_id = next_wr_++;
   wr.opcode = IBV_WR_SEND_WITH_INV;
   wr.send_flags = IBV_SEND_SIGNALED;
-  wr.invalidate_rkey = resolve_rkey(a.rkey);
+  wr.invalidate_rkey = book_.resolve_rkey(a.rkey);
   ibv_send_wr* bad = nullptr;
   if (const int rc = ibv_post_send(q.peer, &wr, &bad)) return fail_errno(rc);
   WcStatus st{};
   if (!wait_peer(q, wr.wr_id, st)) return with(Result::kTIMEOUT);
   drain(q);
-  if (st == WcStatus::kIBV_WC_SUCCESS)
-    for (Mw& w : mws_)
-      if (w.mw && w.cur == wr.invalidate_rkey) w.bound = false;
+  if (st == WcStatus::kIBV_WC_SUCCESS) book_.invalidated(wr.invalidate_rkey);
   return with(Result::kOK, st);
 }
 

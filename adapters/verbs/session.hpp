@@ -5,8 +5,8 @@
 // Each trace QP gets a peer QP of the same type on the same device, in a PD
 // of the session's own, connected to it in loopback: the remote side of the
 // peer_* ops. Trace buffers are mapped at the very addresses the model gives
-// them, so addresses need no translation; rkeys do, and the session keeps
-// the consumer's copy of each window's rkey and the one before it.
+// them, so addresses need no translation; rkeys do, and the session's Book
+// keeps the consumer's copy of each window's rkey and the one before it.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/verbs/book.hpp"
 #include "refmodel/op.hpp"
 #include "refmodel/outcome.hpp"
 #include "refmodel/trace.hpp"
@@ -73,16 +74,12 @@ class Session {
   struct Pd {
     ibv_pd* pd = nullptr;
   };
+  // MRs and windows: the device's objects here, what their names mean in book_.
   struct Mr {
     ibv_mr* mr = nullptr;
-    uint64_t va = 0, iova = 0, len = 0;
   };
   struct Mw {
     ibv_mw* mw = nullptr;
-    uint8_t alloc_byte = 0;
-    uint32_t cur = 0, prev = 0;  // the consumer's copy of the rkey, and the one before
-    bool bound = false, zero_based = false;
-    uint64_t addr = 0, len = 0;
   };
   struct Wc {
     uint64_t wr_id;
@@ -128,10 +125,6 @@ class Session {
   // Brings the peer back to RTS, connected to q (after a reset or an error).
   void reconnect_peer(Qp& q);
   void post_recv(ibv_qp* qp, bool with_buffer, int& count);
-  uint64_t resolve(const Arg& a) const;
-  uint32_t resolve_rkey(const Arg& r) const;
-  // Where a remote access through device rkey `rkey` at `addr` lands, or 0.
-  uint64_t target_of(uint32_t rkey, uint64_t addr) const;
   // Returns whether the data in every checked buffer is what `expect` says.
   bool data_ok();
   uint8_t* shadow_at(uint64_t va, uint64_t len);
@@ -154,6 +147,7 @@ class Session {
   std::vector<Mr> mrs_;
   std::vector<Mw> mws_;
   std::vector<Qp> qps_;
+  Book book_;
 };
 
 }  // namespace mwc::verbs
