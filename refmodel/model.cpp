@@ -97,13 +97,13 @@ Model::KeyTarget Model::key_target(uint32_t rkey) const {
 Outcome Model::on_buf(const args::buf& a) {
   if (a.h >= bufs_.size() || bufs_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
   bufs_[a.h] = Buf{true, a.len};
-  return out(Rule::mr_ok);
+  return out(Rule::buf_ok);
 }
 
 Outcome Model::on_alloc_pd(const args::alloc_pd& a) {
   if (a.h >= pds_.size() || pds_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
   pds_[a.h] = Pd{true, 0};
-  return out(Rule::mr_ok);
+  return out(Rule::pd_ok);
 }
 
 Outcome Model::on_dealloc_pd(const args::dealloc_pd& a) {
@@ -111,7 +111,7 @@ Outcome Model::on_dealloc_pd(const args::dealloc_pd& a) {
   if (!p) return out(Rule::handle_live, Result::kSKIP);
   if (p->users) return out(Rule::pd_busy, Result::kEBUSY);
   p->live = false;
-  return out(Rule::mr_ok);
+  return out(Rule::pd_ok);
 }
 
 Outcome Model::reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access,

@@ -4,7 +4,7 @@
 // against rxe0, trace by trace; this file boots the guest, feeds it the
 // traces, reads back what the guest printed, and, when the guest kernel
 // panics or hangs, reports the trace that was running and boots again for
-// the rest. Facts it relies on are in adapters/softroce/init and DESIGN.md.
+// the rest. Facts it relies on are in adapters/softroce/init and build-image.
 #pragma once
 #include <cstdint>
 #include <functional>
