@@ -125,7 +125,7 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
         const size_t i = std::strtoul(line.c_str() + softroce::kTraceMarker.size(), nullptr, 10);
         draw_bar(&err, std::min(i, corpus.size() - 1), corpus.size(), i < corpus.size() ? corpus[i].name : "");
       });
-  err << "\n";
+  if (g.error.empty()) draw_bar(&err, corpus.size(), corpus.size(), "");
   if (!g.error.empty()) {
     err << fmt::format("mwcheck conform: error: {}: {}\n", spec, g.error);
     return false;

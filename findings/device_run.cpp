@@ -1,5 +1,7 @@
 #include "findings/device_run.hpp"
 
+#include <unistd.h>
+
 #include <iostream>
 #include <sstream>
 
@@ -37,6 +39,11 @@ std::string host_name(const std::string& guest) {
 
 void draw_bar(std::ostream* p, size_t done, size_t total, const std::string& what) {
   if (!p) return;
+  // A bar redrawn with \r is for a terminal; a log gets one plain line.
+  if (p != &std::cerr || !isatty(STDERR_FILENO)) {
+    if (done == total) *p << fmt::format("{} of {} traces run\n", done, total) << std::flush;
+    return;
+  }
   const size_t w = 30, fill = total ? done * w / total : w;
   *p << fmt::format("\r[{}{}] {}/{} {:<40.40}", std::string(fill, '#'), std::string(w - fill, '.'),
                     done, total, what)
