@@ -7,8 +7,10 @@
 // NAME.raw.mwb files hold bytes no writer makes (every code byte once, as
 // a record's first byte): they are only decoded, pinning how each version
 // reads any byte.
+#include <algorithm>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -33,6 +35,29 @@ std::vector<fs::path> golden_files() {
 
 std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
+// Returns "" when the texts are the same, else their first line that
+// differs: "line N: want WANT, got GOT".
+std::string text_difference(const std::string& want, const std::string& got) {
+  std::istringstream w(want), g(got);
+  std::string a, b;
+  for (int line = 1;; ++line) {
+    const bool more_w = static_cast<bool>(std::getline(w, a)), more_g = static_cast<bool>(std::getline(g, b));
+    if (!more_w && !more_g) return "";
+    if (!more_w || !more_g || a != b)
+      return "line " + std::to_string(line) + ": want `" + (more_w ? a : "(end)") + "`, got `" +
+             (more_g ? b : "(end)") + "`";
+  }
+}
+
+// Returns "" when the bytes are the same, else the first offset that differs.
+std::string bytes_difference(const std::vector<uint8_t>& want, const std::vector<uint8_t>& got) {
+  const auto [w, g] = std::mismatch(want.begin(), want.end(), got.begin(), got.end());
+  if (w == want.end() && g == got.end()) return "";
+  return "byte " + std::to_string(w - want.begin()) + ": want " +
+         (w == want.end() ? "(end)" : std::to_string(*w)) + ", got " +
+         (g == got.end() ? "(end)" : std::to_string(*g));
+}
+
 TEST(BinaryGolden, EachFileDecodesToItsTextAndItsTextEncodesToIt) {
   const auto files = golden_files();
   ASSERT_GE(files.size(), 6u) << "refmodel/testdata/golden not found (MWCHECK_SOURCE_DIR)";
@@ -47,11 +72,11 @@ TEST(BinaryGolden, EachFileDecodesToItsTextAndItsTextEncodesToIt) {
     ASSERT_TRUE(std::holds_alternative<Trace>(r))
         << f << ": " << std::get<DecodeError>(r).message;
     const Trace& t = std::get<Trace>(r);
-    EXPECT_EQ(print_text(t), text) << f << " no longer decodes to " << text_path;
+    EXPECT_EQ(text_difference(text, print_text(t)), "") << f << " no longer decodes to " << text_path;
     const uint16_t version = bytes[4];
     versions.insert(version);
     if (f.stem().extension() == ".raw") continue;
-    EXPECT_EQ(encode_mwb(testing::parse_or_fail(text), version), bytes)
+    EXPECT_EQ(bytes_difference(bytes, encode_mwb(testing::parse_or_fail(text), version)), "")
         << text_path << " no longer encodes to " << f;
     for (const Op& op : t.ops) ops.insert(op.code);
   }
