@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <filesystem>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/out_file.hpp"
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/text_codec.hpp"
 
@@ -51,17 +52,18 @@ std::optional<Trace> load_trace(const std::string& path, std::ostream& err) {
 }
 
 bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) {
+  OutFile out(path);  // the old file stays until the new one is whole
+  if (out.ok()) {
     if (is_binary_path(path)) {
       const auto bytes = encode_mwb(t);
-      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      std::fwrite(bytes.data(), 1, bytes.size(), out.file());
     } else {
-      out << print_text(t);
+      const std::string text = print_text(t);
+      std::fwrite(text.data(), 1, text.size(), out.file());
     }
   }
-  if (!out) {
-    err << fmt::format("{}:1:1: error: cannot write: {}\n", path, std::strerror(errno));
+  if (!out.commit()) {
+    err << out.error() << "\n";
     return false;
   }
   return true;

@@ -44,7 +44,7 @@ class Model {
   Outcome step(const Op& op);
   // The same for an op given as its typed view (args::<name>), as the
   // streaming replay decodes it: no uniform Op record in between.
-#define OP(name, kind, summary)          \
+#define OP(name, bin, kind, summary)          \
   Outcome step(const args::name& a) {    \
     consulted_ = 0;                      \
     return on_##name(a);                 \
@@ -94,7 +94,7 @@ class Model {
   }
 
   // Handlers, one per op of the op table (called through dispatch()).
-#define OP(name, kind, summary) Outcome on_##name(const args::name& a);
+#define OP(name, bin, kind, summary) Outcome on_##name(const args::name& a);
   MWC_OPS(OP)
 #undef OP
 
