@@ -44,7 +44,7 @@ class Model {
   Outcome step(const Op& op);
   // The same for an op given as its typed view (args::<name>), as the
   // streaming replay decodes it: no uniform Op record in between.
-#define OP(name, bin, kind, summary)          \
+#define OP(name, bin, kind, summary)     \
   Outcome step(const args::name& a) {    \
     consulted_ = 0;                      \
     return on_##name(a);                 \

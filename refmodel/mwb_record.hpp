@@ -194,7 +194,7 @@ inline void decode_fields(const uint8_t* p, const Caps& caps, Op& op);
 #define MWC_DEC(kind, fname, mode, def, lo, hi)                                       \
   detail::decode_field<FieldKind::kind, FieldMode::mode, lo, hi>(p, op.a[i++], caps); \
   p += kind_size(FieldKind::kind);
-#define OP(name, bin, kind, summary)                                                         \
+#define OP(name, bin, kind, summary)                                                    \
   template <>                                                                           \
   inline void decode_fields<OpCode::name>(const uint8_t* p, const Caps& caps, Op& op) { \
     int i = 0;                                                                          \

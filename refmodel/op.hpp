@@ -78,7 +78,7 @@ typename Type<K>::type load(const Arg& a) {
   typename Type<FieldKind::kind>::type fname;
 #define MWC_VIEW_LOAD(kind, fname, mode, def, lo, hi) \
   fname(load<FieldKind::kind>(op.a[i++])),
-#define OP(name, bin, kind, summary)                                  \
+#define OP(name, bin, kind, summary)                             \
   struct name {                                                  \
     static constexpr OpCode code = OpCode::name;                 \
     MWC_FIELDS_##name(MWC_VIEW_MEMBER)                           \

@@ -62,7 +62,9 @@ Reader::Reader(const std::string& path, size_t chunk) : path_(path), chunk_(chun
   if (has_trailer(version())) {
     std::array<uint8_t, kMwbTrailerSize> t{};
     const off_t at = static_cast<off_t>(start_ + size_ - t.size());
-    if (::pread(fd_, t.data(), t.size(), at) != static_cast<ssize_t>(t.size())) { read_error(); return; }
+    const ssize_t got = ::pread(fd_, t.data(), t.size(), at);
+    if (got < 0) { read_error(); return; }
+    if (static_cast<size_t>(got) != t.size()) { fail(0, "cannot read: the file got shorter while read"); return; }
     auto tr = decode_trailer(t, size_);
     if (auto* e = std::get_if<DecodeError>(&tr)) { fail(e->offset, e->message); return; }
     trailer_ = std::get<MwbTrailer>(tr);
@@ -134,7 +136,9 @@ bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, b
     for (uint64_t left = header_.strtab; left > 0;) {
       const size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk_));
       if (buf_.size() < want) buf_.resize(want);
-      if (read_full(fd_, buf_.data(), want) != static_cast<ssize_t>(want)) return read_error();
+      const ssize_t n = read_full(fd_, buf_.data(), want);
+      if (n < 0) return read_error();
+      if (static_cast<size_t>(n) != want) return fail(0, "cannot read: the file got shorter while read");
       sum_.update({buf_.data(), want});
       left -= want;
     }
