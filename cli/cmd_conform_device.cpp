@@ -165,6 +165,7 @@ void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yar
   }
   DeviceConfig quick = o.dev;
   quick.op_timeout_ms = std::min(quick.op_timeout_ms, 500);  // candidates that hang fail fast
+  quick.inject.clear();  // faults name corpus traces; the guest shrinks files named by finding
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(o.shrink_seconds));
