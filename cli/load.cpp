@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -10,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "cli/out_file.hpp"
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/atomic_file.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -51,37 +50,39 @@ std::optional<Trace> load_trace(const std::string& path, std::ostream& err) {
   return t;
 }
 
-bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
-  OutFile out(path);  // the old file stays until the new one is whole
-  if (out.ok()) {
-    if (is_binary_path(path)) {
-      const auto bytes = encode_mwb(t);
-      std::fwrite(bytes.data(), 1, bytes.size(), out.file());
-    } else {
-      const std::string text = print_text(t);
-      std::fwrite(text.data(), 1, text.size(), out.file());
-    }
-  }
-  if (!out.commit()) {
-    err << out.error() << "\n";
-    return false;
-  }
-  return true;
+std::string trace_bytes(const Trace& t, const std::string& path) {
+  if (!is_binary_path(path)) return print_text(t);
+  const auto bytes = encode_mwb(t);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
-int load_corpus(const std::string& dir, std::vector<std::string>& paths,
-                std::vector<Trace>& traces, std::ostream& err) {
+bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
+  std::string why;
+  if (write_file(path, trace_bytes(t, path), why)) return true;
+  err << fmt::format("{}:1:1: error: cannot write {}\n", path, why);
+  return false;
+}
+
+std::vector<std::filesystem::path> corpus_files(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".mwt" || it->path().extension() == ".mwb") files.push_back(it->path());
-  if (ec || files.empty()) {
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+int load_corpus(const std::string& dir, std::vector<std::string>& paths,
+                std::vector<Trace>& traces, std::ostream& err) {
+  std::error_code ec;
+  std::filesystem::directory_iterator probe(dir, ec);  // why a folder has no traces
+  const auto files = corpus_files(dir);
+  if (files.empty()) {
     err << fmt::format("{}:1:1: error: no conformance traces here{}\n", dir,
                        ec ? ": " + ec.message() : "");
     return 2;
   }
-  std::sort(files.begin(), files.end());
   int status = 0;
   for (const auto& f : files) {
     auto t = load_trace(f.string(), err);
