@@ -133,9 +133,9 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   GenOptions gen;
   auto* g = app.add_subcommand("gen", "Generate a large realistic trace (deterministic)");
-  g->add_option("--ops,-n", gen.gen.ops, "Number of ops")
+  g->add_option("--ops,-n", gen.gen.ops, "Number of ops (0: an empty trace, which replays as one)")
       ->capture_default_str()
-      ->check(in_range<uint64_t>(1, 1'000'000'000'000));
+      ->check(in_range<uint64_t>(0, 1'000'000'000'000));
   g->add_option("--seed,-s", gen.gen.seed, "Seed")
       ->capture_default_str()
       ->check(in_range<uint64_t>(0, UINT64_MAX));
