@@ -119,6 +119,13 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   v->add_flag("--json", prove.json, "Print JSON");
   v->add_option("--witness-dir", prove.witness_dir,
                 "Write the distinguishing and counterexample traces (.mwt) into this folder");
+  v->add_option("--traces", prove.traces,
+                "Prove the security invariants over every trace of up to this many verbs "
+                "(in --scope), per profile, instead of the rule theorems")
+      ->check(CLI::Range(1, 8));
+  v->add_option("--scope", prove.scope, "With --traces: objects a trace may make, e.g. pd=2,mr=2,mw=2,qp=2 (each 0-4)")
+      ->capture_default_str();
+  v->add_option("--profile,-p", prove.profiles, "With --traces: the profiles (default: every one)");
 #endif
 
   ReplayOptions replay;

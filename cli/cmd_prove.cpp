@@ -37,6 +37,7 @@ struct Confirmed {
 }  // namespace
 
 int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.traces > 0) return cmd_prove_traces(o, out, err);
   if (std::string why; !o.witness_dir.empty() && !make_output_dir(o.witness_dir, why))  // before minutes of work
     return err << fmt::format("{}:1:1: error: cannot write the witnesses: {}\n", o.witness_dir, why), kExitBadInput;
   const auto start = Clock::now();

@@ -72,7 +72,12 @@ int cmd_record(const RecordOptions& o, std::ostream& out, std::ostream& err);
 struct ProveOptions {
   bool json = false;
   std::string witness_dir;
+  int traces = 0;  // > 0: the trace proofs, over traces of up to this many verbs
+  std::string scope = "pd=2,mr=2,mw=2,qp=2";
+  std::vector<std::string> profiles;
 };
+// mwcheck prove --traces: the security invariants over whole traces.
+int cmd_prove_traces(const ProveOptions& o, std::ostream& out, std::ostream& err);
 int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err);
 
 struct ReplayOptions {
