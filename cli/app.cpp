@@ -107,6 +107,10 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 "With --device: a report.json of an earlier run; say which findings are new, "
                 "fixed or unchanged, and exit 1 only for new ones")
       ->needs(fdevice);
+  f->add_option("--attacks", conform.attacks,
+                "With --device: also run these attack traces (mwcheck prove --traces); default: "
+                "the attacks folder beside --corpus; none: not")
+      ->needs(fdevice);
   f->add_option("--export", conform.export_dir,
                 "With --device: write each finding's reproducer as .mwt, a C program and a "
                 "pyverbs test into this folder")

@@ -266,6 +266,17 @@ void take_shrunk(const DeviceColumn& col, const Yardstick& y, std::vector<Findin
   }
 }
 
+// Returns the folder of attack traces to run with the corpus, or "".
+std::string attacks_folder(const ConformOptions& o) {
+  if (o.stream || o.attacks == "none") return "";  // the guest gets them as corpus files
+  if (!o.attacks.empty()) return o.attacks;
+  fs::path c = fs::path(o.corpus).lexically_normal();
+  if (c.filename().empty()) c = c.parent_path();  // "corpus/conformance/"
+  const fs::path beside = c.parent_path() / "attacks";
+  std::error_code ec;
+  return fs::is_directory(beside, ec) ? beside.string() : "";
+}
+
 }  // namespace
 
 int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream& err) {
@@ -273,6 +284,17 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   std::vector<Trace> traces;
   int status = load_corpus(o.corpus, paths, traces, err);
   if (paths.empty()) return kExitBadInput;
+  if (const std::string dir = attacks_folder(o); !dir.empty()) {
+    // The prover's counterexamples: what a description deviates by, tried
+    // on the device as the corpus is.
+    std::vector<std::string> more_paths;
+    std::vector<Trace> more;
+    status = std::max(status, load_corpus(dir, more_paths, more, err));
+    for (size_t i = 0; i < more.size(); ++i) {
+      paths.push_back(more_paths[i]);
+      traces.push_back(std::move(more[i]));
+    }
+  }
   std::vector<CorpusTrace> corpus;
   for (size_t i = 0; i < paths.size(); ++i)
     corpus.push_back({fs::path(paths[i]).filename().string(), std::move(traces[i])});

@@ -82,7 +82,7 @@ int cmd_prove_traces(const ProveOptions& o, std::ostream& out, std::ostream& err
       nlohmann::json ij{{"invariant", d.name}, {"source", d.source}, {"holds", !c}};
       if (c) {
         const std::string file = file_of(p, inv);
-        const size_t verbs = c->trace.ops.size() - 1;  // b0 is no verb
+        const size_t verbs = c->verbs;
         ij["counterexample"] = {{"verbs", verbs}, {"what", c->what}, {"file", file}};
         if (!o.witness_dir.empty()) {
           const std::string path = (std::filesystem::path(o.witness_dir) / file).string();

@@ -47,6 +47,9 @@ struct ConformOptions {
   bool stream = false;  // print device results as JSON lines (the VM guest's side)
   bool shrink = false;  // with stream: shrink the finding --target names in each corpus trace
   std::vector<std::string> targets;  // finding keys, one per corpus trace, in order
+  // With devices: the prover's attack traces, run after the corpus (empty:
+  // the attacks folder beside the corpus, when there is one; "none": not).
+  std::string attacks;
   std::vector<std::string> known;    // HASH=0|1: candidates answered in earlier boots
   double shrink_seconds = 50;        // shrinking all findings of one device may take this long
   std::string baseline;              // a report.json to compare the findings with

@@ -26,7 +26,7 @@ TEST(TraceBreaking, BreakingAnyRuleTemplateBreaksAnInvariant) {
       for (int i = 0; i < kInvariantCount; ++i)
         if (r.cex[i] && broke.empty())
           broke = std::string(profile(id).name) + " " + std::string(invariant_desc(Invariant(i)).name) +
-                  " (" + std::to_string(r.cex[i]->trace.ops.size() - 1) + " verbs): " + r.cex[i]->what;
+                  " (" + std::to_string(r.cex[i]->verbs) + " verbs): " + r.cex[i]->what;
       if (!broke.empty()) break;
     }
     EXPECT_FALSE(broke.empty()) << "breaking " << kRuleFnNames[f] << " breaks no invariant";

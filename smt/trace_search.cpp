@@ -135,7 +135,9 @@ std::vector<Op> successors(const Live& s, const Scope& sc) {
   for (uint32_t q : qps)
     for (uint32_t w : mws) {
       if (!m.mw_keys(w).rkey) continue;
-      for (OpCode c : {OpCode::bind_mw, OpCode::det_bind, OpCode::wr_bind_mw}) {
+      // The verbs first, DET's own last: a shortest counterexample then uses
+      // what every device has where it can.
+      for (OpCode c : {OpCode::bind_mw, OpCode::wr_bind_mw, OpCode::det_bind}) {
         ops.push_back(make(c, {{0, h(q)}, {1, h(w)}}));  // zero-length, no MR
         for (uint32_t r : mrs) {
           if (!m.mr_rkey(r)) continue;
@@ -366,19 +368,33 @@ SearchResult search_traces(const Profile& p, ProfileId judge, int k, const Scope
     Trace t;
     t.caps = caps;
     t.ops = std::move(ops);
-    const auto mine = outcomes(t, p), theirs = outcomes(t, profile(judge));
-    const auto self = profile_from_name(p.name);
+    const size_t verbs = t.ops.size() - 1;  // b0 is no verb
+    // A work request's verdict is its completion: read it.
+    if (op_desc(t.ops.back().code).kind == OpKind::Post)
+      t.ops.push_back(make(OpCode::poll_cq, {{0, h(t.ops.back().a[0].h)}}));
+    // The yardstick's outcomes, and a clause for each profile that differs
+    // (so the trace checks under every profile, and on a device says which
+    // reading it follows).
+    const auto theirs = outcomes(t, profile(judge));
+    std::vector<std::vector<Outcome>> each;
+    for (int q = 0; q < kProfileCount; ++q) each.push_back(outcomes(t, profile(static_cast<ProfileId>(q))));
     for (uint32_t i = 0; i < t.ops.size(); ++i) {
       t.expects.push_back({i, true, 0, exact(theirs[i])});
-      if (self && *self != judge && !(mine[i] == theirs[i]))
-        t.expects.push_back({i, false, static_cast<uint8_t>(1u << static_cast<int>(*self)), exact(mine[i])});
+      std::vector<bool> done(kProfileCount);
+      for (int q = 0; q < kProfileCount; ++q) {
+        if (done[q] || each[q][i] == theirs[i]) continue;
+        uint8_t mask = 0;  // every profile with this same outcome
+        for (int r = q; r < kProfileCount; ++r)
+          if (!done[r] && each[r][i] == each[q][i]) mask |= static_cast<uint8_t>(1u << r), done[r] = true;
+        t.expects.push_back({i, false, mask, exact(each[q][i])});
+      }
     }
     t.comments.push_back({0, false, fmt::format(" {} under {}: {}", invariant_desc(inv).name, p.name, what)});
     t.comments.push_back({0, false, fmt::format(" {}", invariant_desc(inv).statement)});
     // The caps its ops name, as reading its text gives them.
     auto read = parse_text(print_text(t));
     if (auto* back = std::get_if<Trace>(&read)) t.caps = back->caps;
-    slot = Counterexample{inv, std::move(what), std::move(t)};
+    slot = Counterexample{inv, std::move(what), verbs, std::move(t)};
   };
   for (int depth = 1; depth <= k; ++depth) {
     std::vector<Live> next;

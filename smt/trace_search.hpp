@@ -45,7 +45,8 @@ std::string scope_text(const Scope& s);
 struct Counterexample {
   Invariant invariant{};
   std::string what;  // what the last op broke, in words
-  Trace trace;       // b0, then the verbs; expectations: the yardstick's and the profile's
+  size_t verbs = 0;  // how many verbs it takes (b0 and a last poll_cq not counted)
+  Trace trace;       // b0, then the verbs; expectations: the yardstick's and each profile's
 };
 
 struct SearchStats {
