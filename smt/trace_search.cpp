@@ -406,9 +406,11 @@ SearchResult search_traces(const Profile& p, ProfileId judge, int k, const Scope
         if (o.ret == Result::kSKIP) continue;
         const auto broke = c.ghost.step(op, s.model, c.model, o, p);
         if (const int kind = makes(op); kind >= 0 && op.a[0].h == c.made[kind]) ++c.made[kind];
-        nodes.push_back({s.node, op});
-        c.node = static_cast<uint32_t>(nodes.size() - 1);
-        if (broke) record(broke->invariant, broke->what, path(c.node));
+        if (broke) {
+          auto ops = path(s.node);
+          ops.push_back(op);
+          record(broke->invariant, broke->what, std::move(ops));
+        }
         std::string bytes;
         c.model.append_state(bytes);
         c.ghost.append_state(bytes);
@@ -419,6 +421,8 @@ SearchResult search_traces(const Profile& p, ProfileId judge, int k, const Scope
         second.update(span);
         if (!seen.insert({checksum(span), second.digest()}).second) continue;
         ++st.states;
+        nodes.push_back({s.node, op});  // a path only to states not seen before
+        c.node = static_cast<uint32_t>(nodes.size() - 1);
         // An access after this op is one more verb.
         if (depth < k)
           if (auto hit = prober.probe(c, sc.qp)) {
