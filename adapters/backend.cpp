@@ -1,6 +1,7 @@
 #include "adapters/backend.hpp"
 
 #include "adapters/model_backend.hpp"
+#include "util/quote.hpp"
 #ifndef MWCHECK_NO_DEVICES
 #include "adapters/verbs/verbs_backend.hpp"
 #endif
@@ -11,7 +12,7 @@ namespace {
 std::unique_ptr<Backend> make_mutant(std::string_view spec, std::string_view name, std::string& err) {
   const auto m = mutant_from_name(name);
   if (!m) {
-    err = "unknown mutant '" + std::string(name) + "' in '" + std::string(spec) + "' (mutants:";
+    err = "unknown mutant " + quote(name) + " in " + quote(spec) + " (mutants:";
     for (const auto& d : mutant_descs()) err += " " + std::string(d.name);
     err += ")";
     return nullptr;
@@ -40,15 +41,15 @@ std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err,
       return nullptr;
 #else
       if (is_softroce(spec)) {
-        err = "'" + std::string(spec) + "' runs whole commands inside its VM, not as a backend here";
+        err = quote(spec) + " runs whole commands inside its VM, not as a backend here";
         return nullptr;
       }
       return make_verbs_backend(body, device, err);
 #endif
     }
     if (kind != "profile") {
-      err = "unknown backend '" + std::string(kind) + "' in '" + std::string(spec) +
-            "' (backends: profile:NAME, mutant:NAME, device:NAME)";
+      err = "unknown backend " + quote(kind) + " in " + quote(spec) +
+            " (backends: profile:NAME, mutant:NAME, device:NAME)";
       return nullptr;
     }
   }

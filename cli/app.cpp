@@ -1,25 +1,40 @@
 #include "cli/app.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/device_options.hpp"
+#include "cli/guest.hpp"
+#include "cli/load.hpp"
+#include "cli/numbers.hpp"
+#include "refmodel/field.hpp"
+#include "util/quote.hpp"
 
 namespace mwc::cli {
 
 namespace {
-// Options of every command that can run on a device.
-void add_device_options(CLI::App* c, DeviceConfig& d) {
-  c->add_option("--op-timeout", d.op_timeout_ms,
-                "Device: milliseconds a completion may take before it is TIMEOUT")
-      ->capture_default_str()
-      ->check(CLI::Range(10, 600000));
-  c->add_option("--inject", d.inject,
-                "Device self-test: inject a fault into a trace (provider-crash:TRACE, "
-                "no-completion:TRACE, guest-panic:TRACE)")
-      ->allow_extra_args(false);
-  c->add_flag("--kvm", d.kvm,
-              "Soft-RoCE: boot with KVM (falls back to TCG when the guest does not come up)");
+
+// Returns the trace files of a corpus folder, for checks before it loads.
+std::vector<std::string> corpus_names(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& p : corpus_files(dir)) names.push_back(p.string());
+  return names;
 }
+
+// Returns whether any spec names a device ("device:...").
+bool names_device(const std::vector<std::string>& specs) {
+  return std::any_of(specs.begin(), specs.end(), [](const auto& s) { return s.starts_with("device:"); });
+}
+
+// Prints a parse error as CLI11 does, with the arguments it echoes escaped.
+void print_parse_error(const CLI::ParseError& e, std::ostream& err) {
+  err << escaped(e.what(), 400) << "\nRun with --help for more information.\n";
+}
+
 }  // namespace
 
 int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -31,11 +46,11 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   RunOptions run;
   auto* r = app.add_subcommand("run", "Run traces and print each annotated with the outcomes");
   r->add_option("--profile,-p", run.profile,
-                "Profile (ibta, verbs, det, rxe, mlx5), optionally +knob=alternative...")
+                "Profile (" + profile_names() + "), optionally +knob=alternative...")
       ->capture_default_str();
   r->add_option("--device,-d", run.device,
                  "Run on a device instead: an ibverbs name (rxe0, mlx5_0) or softroce[:VERSION]");
-  add_device_options(r, run.dev);
+  const DeviceOptions run_dev = add_device_options(r, run.dev);
   r->add_flag("--check", run.check, "Exit 1 when an outcome differs from the trace's expectation");
   r->add_flag("--quiet,-q", run.quiet, "Print only mismatches and errors");
   r->add_option("files", run.files, "Trace files (.mwt or .mwb)")->required();
@@ -47,7 +62,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 "device:softroce[:VERSION]")
       ->required()
       ->allow_extra_args(false);  // one backend per --against; the rest are files
-  add_device_options(d, diff.dev);
+  const DeviceOptions diff_dev = add_device_options(d, diff.dev);
   d->add_option("files", diff.files, "Trace files (.mwt or .mwb)")->required();
 
   ProfilesOptions profiles;
@@ -66,29 +81,41 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   f->add_option("--corpus", conform.corpus, "Corpus folder")->default_str(MWCHECK_DEFAULT_CORPUS);
   f->add_option("--report", conform.report,
                 "Write report.json and junit.xml (and, with --device, report.html) into this folder");
-  f->add_option("--device,-d", conform.devices,
+  auto* fdevice = f->add_option("--device,-d", conform.devices,
                 "Run the corpus on a device (rxe0, mlx5_0, softroce, softroce:6.12, "
                 "softroce:FILE.deb); several give a column each");
   f->add_option("--against,-a", conform.against,
                 "With --device: judge the devices by these normative profiles (default: "
                 "ibta and verbs; det when asked), each with the readings a device follows "
-                "where the sources legitimately disagree");
-  f->add_flag("--stream", conform.stream, "With --device: print results as JSON lines");
-  f->add_flag("--shrink", conform.shrink,
-              "With --stream: shrink the finding --target names in each corpus trace");
-  f->add_option("--target", conform.targets, "With --shrink: a finding's key, one per corpus trace");
-  f->add_option("--known", conform.known, "With --shrink: HASH=0|1, a candidate answered before");
+                "where the sources legitimately disagree")
+      ->needs(fdevice);
+  auto* fstream = f->add_flag("--stream", conform.stream, "With --device: print results as JSON lines")
+                      ->needs(fdevice);
+  auto* fshrink = f->add_flag("--shrink", conform.shrink,
+                              "With --stream: shrink the finding --target names in each corpus trace")
+                      ->needs(fstream);
+  f->add_option("--target", conform.targets, "With --shrink: a finding's key, one per corpus trace")
+      ->needs(fshrink);
+  f->add_option("--known", conform.known, "With --shrink: HASH=0|1, a candidate answered before")
+      ->needs(fshrink);
   f->add_option("--shrink-seconds", conform.shrink_seconds,
                 "With --device: seconds all shrinking of one device's findings may take")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(in_range(0.0, 86400.0))
+      ->needs(fdevice);
   f->add_option("--baseline", conform.baseline,
                 "With --device: a report.json of an earlier run; say which findings are new, "
-                "fixed or unchanged, and exit 1 only for new ones");
+                "fixed or unchanged, and exit 1 only for new ones")
+      ->needs(fdevice);
+  f->add_option("--attacks", conform.attacks,
+                "With --device: also run these attack traces (mwcheck prove --traces); default: "
+                "the attacks folder beside --corpus; none: not")
+      ->needs(fdevice);
   f->add_option("--export", conform.export_dir,
                 "With --device: write each finding's reproducer as .mwt, a C program and a "
-                "pyverbs test into this folder");
-  add_device_options(f, conform.dev);
+                "pyverbs test into this folder")
+      ->needs(fdevice);
+  const DeviceOptions conform_dev = add_device_options(f, conform.dev);
 
 #ifdef MWCHECK_HAVE_PROVE
   ProveOptions prove;
@@ -96,6 +123,13 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   v->add_flag("--json", prove.json, "Print JSON");
   v->add_option("--witness-dir", prove.witness_dir,
                 "Write the distinguishing and counterexample traces (.mwt) into this folder");
+  v->add_option("--traces", prove.traces,
+                "Prove the security invariants over every trace of up to this many verbs "
+                "(in --scope), per profile, instead of the rule theorems")
+      ->check(CLI::Range(1, 8));
+  v->add_option("--scope", prove.scope, "With --traces: objects a trace may make, e.g. pd=2,mr=2,mw=2,qp=2 (each 0-4)")
+      ->capture_default_str();
+  v->add_option("--profile,-p", prove.profiles, "With --traces: the profiles (default: every one)");
 #endif
 
   ReplayOptions replay;
@@ -110,17 +144,25 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   GenOptions gen;
   auto* g = app.add_subcommand("gen", "Generate a large realistic trace (deterministic)");
-  g->add_option("--ops,-n", gen.gen.ops, "Number of ops")->capture_default_str();
-  g->add_option("--seed,-s", gen.gen.seed, "Seed")->capture_default_str();
+  g->add_option("--ops,-n", gen.gen.ops, "Number of ops (0: an empty trace, which replays as one)")
+      ->capture_default_str()
+      ->check(in_range<uint64_t>(0, 1'000'000'000'000));
+  g->add_option("--seed,-s", gen.gen.seed, "Seed")
+      ->capture_default_str()
+      ->check(in_range<uint64_t>(0, UINT64_MAX));
   g->add_option("--mix", gen.gen.mix, std::string("Op weights OP=W,... over the default ") +
                                           replay::kDefaultMix);
-  g->add_option("--pds", gen.gen.pds, "PDs (each with its buffer, MRs, windows, QPs)")
-      ->capture_default_str();
-  g->add_option("--mrs", gen.gen.mrs_per_pd, "MRs per PD")->capture_default_str();
-  g->add_option("--mws", gen.gen.mws_per_pd, "Windows per PD")->capture_default_str();
-  g->add_option("--qps", gen.gen.qps_per_pd, "QPs per PD")->capture_default_str();
+  // Object counts: at most what a trace holds of each kind (field.hpp).
+  const auto count = [&](const char* name, uint32_t& v, const char* what, HandleKind k) {
+    g->add_option(name, v, what)->capture_default_str()->check(in_range<uint32_t>(1, kMaxCap[static_cast<int>(k)]));
+  };
+  count("--pds", gen.gen.pds, "PDs (each with its buffer, MRs, windows, QPs)", HandleKind::Pd);
+  count("--mrs", gen.gen.mrs_per_pd, "MRs per PD", HandleKind::Mr);
+  count("--mws", gen.gen.mws_per_pd, "Windows per PD", HandleKind::Mw);
+  count("--qps", gen.gen.qps_per_pd, "QPs per PD", HandleKind::Qp);
   g->add_option("--errors", gen.gen.error_permille, "Ops made to fail, per mille")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(in_range<uint32_t>(0, 1000));
   g->add_option("--expect", gen.gen.expect,
                 "Expected outcomes: all (every profile), none, or a profile")
       ->capture_default_str();
@@ -128,7 +170,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   g->add_option("--shards", gen.shards,
                 "Split by PD into N traces (OUT.0.mwb...) that replay in parallel")
       ->capture_default_str()
-      ->check(CLI::Range(1, 64));
+      ->check(in_range<uint32_t>(1, 64));
   g->add_option("-o,--output", gen.out, "Output: .mwb for binary, else text; - for standard output")
       ->required();
   RecordOptions rec;
@@ -136,12 +178,13 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   rc->add_option("-o,--output", rec.out, "The trace: .mwb for binary, else text")->required();
   rc->add_option("--log", rec.log, "Keep the recorder's event log here");
   rc->add_option("--from-log", rec.from_log, "Convert a kept log instead of running a program");
-  rc->add_option("--device", rec.device, "softroce[:VERSION]: run the program inside the Soft-RoCE VM");
+  auto* rcdevice =
+      rc->add_option("--device", rec.device, "softroce[:VERSION]: run the program inside the Soft-RoCE VM");
   rc->add_option("--timeout", rec.timeout_s, "Seconds the program may run before it is killed")
       ->capture_default_str()
-      ->check(CLI::Range(1, 86400));
+      ->check(in_range(1, 86400));
   rc->add_option("--preload", rec.preload, "The recorder library (default: libmwcheck_record.so beside mwcheck)");
-  rc->add_flag("--kvm", rec.dev.kvm, "Soft-RoCE: boot with KVM (falls back to TCG)");
+  rc->add_flag("--kvm", rec.dev.kvm, "Soft-RoCE: boot with KVM (falls back to TCG)")->needs(rcdevice);
   rc->add_option("command", rec.command, "-- PROGRAM ARGS...");
   FuzzOptions fuzz;
   auto* z = app.add_subcommand("fuzz", "Differential fuzzing of two backends, in process");
@@ -149,24 +192,31 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                 "device:softroce[:VERSION]")
       ->required()
       ->expected(2);
-  z->add_option("--seed", fuzz.seed, "Random seed")->capture_default_str();
-  auto* zt = z->add_option("--time", fuzz.time, "Stop after this many seconds (default 60)");
-  z->add_option("--runs", fuzz.runs, "Stop after this many inputs")->excludes(zt);
+  z->add_option("--seed", fuzz.seed, "Random seed")
+      ->capture_default_str()
+      ->check(in_range<uint64_t>(0, UINT64_MAX));
+  auto* zt = z->add_option("--time", fuzz.time, "Stop after this many seconds (default 60)")
+                 ->check(in_range(0.001, 1e7));
+  z->add_option("--runs", fuzz.runs, "Stop after this many inputs")
+      ->excludes(zt)
+      ->check(in_range<uint64_t>(1, UINT64_MAX));
   z->add_option("--out", fuzz.out, "Write each finding here as a minimized .mwt reproducer");
   z->add_option("--corpus", fuzz.corpus, "Seed traces (none: start from nothing)")
       ->default_str(MWCHECK_DEFAULT_CORPUS);
   z->add_flag("--keep-going", fuzz.keep_going, "Go on after the first finding");
-  add_device_options(z, fuzz.dev);
+  const DeviceOptions fuzz_dev = add_device_options(z, fuzz.dev);
   z->add_option("--max-ops", fuzz.max_ops, "Longest trace the mutator makes")
       ->capture_default_str()
-      ->check(CLI::Range(1, 256));
+      ->check(in_range<size_t>(1, 256));
 
   PowerOptions power;
   auto* w = app.add_subcommand("power", "Measure how fast fuzzing finds each mutant model");
   w->add_option("--seeds", power.seeds, "Campaigns per mutant (seeds 1..N)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100));
-  w->add_option("--budget", power.budget, "Seconds a campaign may take")->capture_default_str();
+      ->check(in_range(1, 100));
+  w->add_option("--budget", power.budget, "Seconds a campaign may take")
+      ->capture_default_str()
+      ->check(in_range(0.001, 86400.0));
   w->add_option("--corpus", power.corpus, "Conformance corpus")->default_str(MWCHECK_DEFAULT_CORPUS);
 
   ExportOptions ex;
@@ -178,14 +228,15 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   x->add_option("--profile,-p", ex.profile, "The expected outcomes are this profile's (+knob=alternative...)")
       ->capture_default_str();
   x->add_option("--op", ex.op, "The op where the finding shows, counted from 1 as reports do (default: the last)")
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(1L, std::numeric_limits<long>::max()));
   x->add_option("--id", ex.id, "What the programs call the finding")->capture_default_str();
   x->add_option("--seen", ex.seen, "What the device did at that op (an outcome, e.g. IBV_WC_SUCCESS)");
   x->add_option("-o,--output", ex.dir, "Folder: repro.mwt, repro.c, test_repro.py");
-  x->add_option("--device,-d", ex.device,
+  auto* xdevice = x->add_option("--device,-d", ex.device,
                 "softroce[:VERSION]: compile repro.c here, run it and test_repro.py in the Soft-RoCE VM");
-  x->add_flag("--no-python", ex.no_python, "With --device: run only the C program (a smaller guest image)");
-  x->add_flag("--kvm", ex.dev.kvm, "Soft-RoCE: boot with KVM (falls back to TCG)");
+  x->add_flag("--no-python", ex.no_python, "With --device: run only the C program (a smaller guest image)")
+      ->needs(xdevice);
+  x->add_flag("--kvm", ex.dev.kvm, "Soft-RoCE: boot with KVM (falls back to TCG)")->needs(xdevice);
   x->add_option("--run-here", ex.run_here, "(The guest's side) run these exported programs")->group("");
 
   std::vector<const char*> argv{"mwcheck"};
@@ -195,12 +246,32 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
-    app.exit(e, out, err);
+    print_parse_error(e, err);
     return kExitBadInput;
   }
   if (conform.corpus.empty()) conform.corpus = MWCHECK_DEFAULT_CORPUS;
   if (fuzz.corpus.empty()) fuzz.corpus = MWCHECK_DEFAULT_CORPUS;
   if (power.corpus.empty()) power.corpus = MWCHECK_DEFAULT_CORPUS;
+  // Device options checked against where each command runs, before it runs.
+  const auto device_ok = [&](std::string_view verb, const DeviceOptions& given, DeviceTarget where,
+                             DeviceConfig& dev) { return check_device_options(verb, given, where, dev, err); };
+  if (*r && !device_ok("run", run_dev, {!run.device.empty(), is_softroce("device:" + run.device), run.files}, run.dev))
+    return kExitBadInput;
+  if (*d && !device_ok("diff", diff_dev, {names_device(diff.against), softroce_spec(diff.against) >= 0, diff.files},
+                       diff.dev))
+    return kExitBadInput;
+  if (*f) {
+    const bool vm = std::any_of(conform.devices.begin(), conform.devices.end(),
+                                [](const auto& dv) { return is_softroce(dv) || is_softroce("device:" + dv); });
+    if (!device_ok("conform", conform_dev, {!conform.devices.empty(), vm, corpus_names(conform.corpus)},
+                   conform.dev))
+      return kExitBadInput;
+  }
+  if (*z && !device_ok("fuzz", fuzz_dev,
+                       {names_device(fuzz.against), softroce_spec(fuzz.against) >= 0,
+                        fuzz.corpus == "none" ? std::vector<std::string>{} : corpus_names(fuzz.corpus)},
+                       fuzz.dev))
+    return kExitBadInput;
   if (*z) return cmd_fuzz(fuzz, out, err);
   if (*w) return cmd_power(power, out, err);
   if (*r) return cmd_run(run, out, err);

@@ -45,8 +45,6 @@ int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err) {
   if (paths.empty()) return kExitBadInput;
   std::vector<std::pair<std::string, Trace>> traces;
   for (size_t i = 0; i < paths.size(); ++i) traces.emplace_back(paths[i], std::move(loaded[i]));
-  std::error_code ec;
-
   ConformResult result;
   result.corpus = o.corpus;
   std::vector<Outcome> outcomes;
@@ -104,16 +102,10 @@ int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err) {
   out << fmt::format("\nconform: {} traces x {} profiles: {} passed, {} failed\n", traces.size(),
                      result.backends.size(), passed, failed);
 
-  if (!o.report.empty()) {
-    fs::create_directories(o.report, ec);
-    const std::string json = (fs::path(o.report) / "report.json").string();
-    const std::string junit = (fs::path(o.report) / "junit.xml").string();
-    if (ec || !write_json(result, json) || !write_junit(result, junit)) {
-      err << fmt::format("{}:1:1: error: cannot write the reports\n", o.report);
-      return kExitBadInput;
-    }
-    out << fmt::format("reports: {} {}\n", json, junit);
-  }
+  if (!o.report.empty() &&
+      !write_reports(o.report, {{"report.json", json_report(result)}, {"junit.xml", junit_report(result)}}, out,
+                     err))
+    return kExitBadInput;
   if (status == kExitOk && failed) status = kExitFail;
   return status;
 }

@@ -16,11 +16,13 @@
 #include "cli/device_report.hpp"
 #include "cli/guest.hpp"
 #include "cli/load.hpp"
+#include "cli/report.hpp"
 #include "compare/run.hpp"
 #include "findings/baseline.hpp"
 #include "findings/judge.hpp"
 #include "findings/shrink.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/output_dir.hpp"
 
 namespace mwc::cli {
 namespace fs = std::filesystem;
@@ -163,6 +165,7 @@ void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yar
   }
   DeviceConfig quick = o.dev;
   quick.op_timeout_ms = std::min(quick.op_timeout_ms, 500);  // candidates that hang fail fast
+  quick.inject.clear();  // faults name corpus traces; the guest shrinks files named by finding
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(o.shrink_seconds));
@@ -263,6 +266,17 @@ void take_shrunk(const DeviceColumn& col, const Yardstick& y, std::vector<Findin
   }
 }
 
+// Returns the folder of attack traces to run with the corpus, or "".
+std::string attacks_folder(const ConformOptions& o) {
+  if (o.stream || o.attacks == "none") return "";  // the guest gets them as corpus files
+  if (!o.attacks.empty()) return o.attacks;
+  fs::path c = fs::path(o.corpus).lexically_normal();
+  if (c.filename().empty()) c = c.parent_path();  // "corpus/conformance/"
+  const fs::path beside = c.parent_path() / "attacks";
+  std::error_code ec;
+  return fs::is_directory(beside, ec) ? beside.string() : "";
+}
+
 }  // namespace
 
 int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream& err) {
@@ -270,6 +284,17 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   std::vector<Trace> traces;
   int status = load_corpus(o.corpus, paths, traces, err);
   if (paths.empty()) return kExitBadInput;
+  if (const std::string dir = attacks_folder(o); !dir.empty()) {
+    // The prover's counterexamples: what a description deviates by, tried
+    // on the device as the corpus is.
+    std::vector<std::string> more_paths;
+    std::vector<Trace> more;
+    status = std::max(status, load_corpus(dir, more_paths, more, err));
+    for (size_t i = 0; i < more.size(); ++i) {
+      paths.push_back(more_paths[i]);
+      traces.push_back(std::move(more[i]));
+    }
+  }
   std::vector<CorpusTrace> corpus;
   for (size_t i = 0; i < paths.size(); ++i)
     corpus.push_back({fs::path(paths[i]).filename().string(), std::move(traces[i])});
@@ -290,6 +315,10 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
 
   std::vector<ProfileId> yardsticks;
   if (!yardsticks_of(o, yardsticks, err)) return kExitBadInput;
+  // The output folders, before the devices' minutes rather than after.
+  for (const std::string& dir : {o.report, o.export_dir})
+    if (std::string why; !dir.empty() && !make_output_dir(dir, why))
+      return err << fmt::format("{}:1:1: error: cannot write there: {}\n", dir, why), kExitBadInput;
   std::optional<std::vector<Stored>> baseline;
   if (!o.baseline.empty()) {
     std::string why;
@@ -333,19 +362,12 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   if (!o.export_dir.empty() && !export_findings(rep.findings, o.export_dir, err)) return kExitBadInput;
 
   print_device_report(rep, out);
-  if (!o.report.empty()) {
-    std::error_code ec;
-    fs::create_directories(o.report, ec);
-    const fs::path dir = o.report;
-    if (ec || !write_device_json(rep, (dir / "report.json").string()) ||
-        !write_device_junit(rep, (dir / "junit.xml").string()) ||
-        !write_device_html(rep, (dir / "report.html").string())) {
-      err << fmt::format("{}:1:1: error: cannot write the reports\n", o.report);
-      return kExitBadInput;
-    }
-    out << fmt::format("reports: {} {} {}\n", (dir / "report.json").string(),
-                       (dir / "junit.xml").string(), (dir / "report.html").string());
-  }
+  if (!o.report.empty() && !write_reports(o.report,
+                                           {{"report.json", device_json(rep)},
+                                            {"junit.xml", device_junit(rep)},
+                                            {"report.html", device_html(rep, o.report)}},
+                                           out, err))
+    return kExitBadInput;
   // A failure is a finding that is no unsupported feature; with a
   // baseline, only a new one.
   bool failed = false;

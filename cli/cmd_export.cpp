@@ -15,6 +15,7 @@
 #include "findings/baseline.hpp"
 #include "compare/run.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/quote.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -44,7 +45,7 @@ std::optional<Target> finding_target(const ExportOptions& o, std::ostream& err) 
   if (f == stored->end()) {
     std::string ids;
     for (const auto& s : *stored) ids += (ids.empty() ? "" : ", ") + s.id;
-    err << fmt::format("{}:1:1: error: no finding {} in this report (it has: {})\n", path, o.file,
+    err << fmt::format("{}:1:1: error: no finding {} in this report (it has: {})\n", path, quote(o.file),
                        ids.empty() ? "none" : ids);
     return std::nullopt;
   }

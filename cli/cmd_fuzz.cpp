@@ -10,6 +10,7 @@
 #include "cli/load.hpp"
 #include "fuzz/campaign.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/output_dir.hpp"
 
 namespace mwc::cli {
 namespace fs = std::filesystem;
@@ -63,10 +64,8 @@ int fuzz_in_softroce(const FuzzOptions& o, int vm, std::ostream& out, std::ostre
   if (o.corpus != "none" && load_corpus(o.corpus, paths, seeds, err) != kExitOk) return kExitBadInput;
   args.insert(args.end(), {"--corpus", paths.empty() ? "none" : "corpus"});
   for (auto& a : device_args(o.dev)) args.push_back(a);
-  if (!o.out.empty()) {
-    std::error_code ec;
-    fs::create_directories(o.out, ec);
-  }
+  if (std::string why; !o.out.empty() && !make_output_dir(o.out, why))
+    return err << fmt::format("{}:1:1: error: cannot write the findings: {}\n", o.out, why), kExitBadInput;
   return run_args_in_softroce(o.against[static_cast<size_t>(vm)], o.dev, args, paths, out, err,
                               false, o.out);
 }
@@ -85,14 +84,8 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<std::string> paths;
   std::vector<Trace> seeds;  // "none": start from nothing
   if (o.corpus != "none" && load_corpus(o.corpus, paths, seeds, err) != kExitOk) return kExitBadInput;
-  if (!o.out.empty()) {
-    std::error_code ec;
-    fs::create_directories(o.out, ec);
-    if (ec) {
-      err << fmt::format("{}:1:1: error: cannot create the folder: {}\n", o.out, ec.message());
-      return kExitBadInput;
-    }
-  }
+  if (std::string why; !o.out.empty() && !make_output_dir(o.out, why))
+    return err << fmt::format("{}:1:1: error: cannot write the findings: {}\n", o.out, why), kExitBadInput;
   fuzz::CampaignOptions co;
   co.seed = o.seed;
   co.runs = o.runs;

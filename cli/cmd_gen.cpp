@@ -9,6 +9,7 @@
 
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/out_file.hpp"
 #include "replay/gen.hpp"
 
 namespace mwc::cli {
@@ -33,37 +34,37 @@ int cmd_gen(const GenOptions& o, std::ostream&, std::ostream& err) {
     err << "mwcheck gen: error: --shards writes files: give -o FILE\n";
     return kExitBadInput;
   }
-  const bool binary = o.binary || o.out.ends_with(".mwb");
-  std::vector<std::FILE*> files;
-  std::vector<std::unique_ptr<replay::TraceSink>> sinks;
-  std::vector<replay::TraceSink*> shards;
-  const auto close_all = [&] {
-    bool ok = true;
-    if (!stdout_)
-      for (std::FILE* f : files) ok = std::fclose(f) == 0 && ok;
-    return ok;
-  };
-  for (uint32_t s = 0; s < o.shards; ++s) {
-    const std::string path = shard_path(o.out, s, o.shards);
-    std::FILE* f = stdout_ ? stdout : std::fopen(path.c_str(), "wb");
-    if (!f) {
-      err << fmt::format("{}:1:1: error: cannot write: {}\n", path, std::strerror(errno));
-      close_all();
-      return kExitBadInput;
-    }
-    files.push_back(f);
-    sinks.push_back(binary ? replay::binary_sink(f) : replay::text_sink(f));
-    shards.push_back(sinks.back().get());
-  }
-  const std::string why = replay::generate(o.gen, shards);
-  if (!close_all() && why.empty()) {
-    err << fmt::format("{}:1:1: error: cannot write: {}\n", o.out, std::strerror(errno));
-    return kExitBadInput;
-  }
-  if (!why.empty()) {
+  // Every option is checked before an output is touched.
+  if (const std::string why = replay::check_options(o.gen, o.shards); !why.empty()) {
     err << "mwcheck gen: error: " << why << "\n";
     return kExitBadInput;
   }
+  const bool binary = o.binary || o.out.ends_with(".mwb");
+  std::vector<std::unique_ptr<OutFile>> files;  // each renamed into place once all are written
+  std::vector<std::unique_ptr<replay::TraceSink>> sinks;
+  std::vector<replay::TraceSink*> shards;
+  for (uint32_t s = 0; s < o.shards; ++s) {
+    std::FILE* f = stdout;
+    if (!stdout_) {
+      files.push_back(std::make_unique<OutFile>(shard_path(o.out, s, o.shards)));
+      if (!files.back()->ok()) {
+        err << files.back()->error() << "\n";
+        return kExitBadInput;
+      }
+      f = files.back()->file();
+    }
+    sinks.push_back(binary ? replay::binary_sink(f) : replay::text_sink(f));
+    shards.push_back(sinks.back().get());
+  }
+  if (const std::string why = replay::generate(o.gen, shards); !why.empty()) {
+    err << fmt::format("{}:1:1: error: {}: {}\n", o.out, why, std::strerror(errno));
+    return kExitBadInput;
+  }
+  for (auto& f : files)
+    if (!f->commit()) {
+      err << f->error() << "\n";
+      return kExitBadInput;
+    }
   return kExitOk;
 }
 

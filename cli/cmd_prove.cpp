@@ -10,6 +10,8 @@
 #include "smt/domain.hpp"
 #include "smt/theorems.hpp"
 #include "smt/witness.hpp"
+#include "util/atomic_file.hpp"
+#include "util/output_dir.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -35,14 +37,9 @@ struct Confirmed {
 }  // namespace
 
 int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err) {
-  if (!o.witness_dir.empty()) {  // before minutes of work, not after
-    std::error_code ec;
-    std::filesystem::create_directories(o.witness_dir, ec);
-    if (!std::filesystem::is_directory(o.witness_dir, ec)) {
-      err << fmt::format("{}:1:1: error: cannot write: not a folder\n", o.witness_dir);
-      return kExitBadInput;
-    }
-  }
+  if (o.traces > 0) return cmd_prove_traces(o, out, err);
+  if (std::string why; !o.witness_dir.empty() && !make_output_dir(o.witness_dir, why))  // before minutes of work
+    return err << fmt::format("{}:1:1: error: cannot write the witnesses: {}\n", o.witness_dir, why), kExitBadInput;
   const auto start = Clock::now();
   const auto theorems = smt::theorems<smt::Sym>();
   std::vector<smt::Verdict> verdicts;
@@ -57,13 +54,18 @@ int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err) {
   const auto cex = smt::counterexample_traces();
 
   int status = kExitOk;
-  if (!o.witness_dir.empty()) {
-    for (const auto& w : witnesses)
-      if (!save_trace(w.trace, (std::filesystem::path(o.witness_dir) / w.file).string(), err))
-        status = kExitBadInput;
-    for (const auto& c : cex)
-      if (!save_trace(c.trace, (std::filesystem::path(o.witness_dir) / c.file).string(), err))
-        status = kExitBadInput;
+  if (!o.witness_dir.empty()) {  // one set: every witness written, or none replaced
+    std::vector<OutputFile> files;
+    const auto add = [&](const Trace& t, const std::string& file) {
+      const std::string path = (std::filesystem::path(o.witness_dir) / file).string();
+      files.push_back({path, trace_bytes(t, path)});
+    };
+    for (const auto& w : witnesses) add(w.trace, w.file);
+    for (const auto& c : cex) add(c.trace, c.file);
+    if (std::string why; !write_files(files, why)) {
+      err << fmt::format("{}:1:1: error: cannot write the witnesses: {}\n", o.witness_dir, why);
+      status = kExitBadInput;
+    }
   }
   const auto trace_of = [&](const std::string& theorem) {
     for (const auto& c : cex)

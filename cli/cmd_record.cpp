@@ -25,6 +25,8 @@
 #include "record/event_log.hpp"
 #include "record/to_trace.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/atomic_file.hpp"
+#include "util/quote.hpp"
 
 namespace mwc::cli {
 namespace fs = std::filesystem;
@@ -161,7 +163,8 @@ int record_in_softroce(const RecordOptions& o, std::ostream& out, std::ostream& 
   args.push_back("corpus/00000-" + fs::path(program).filename().string());
   args.insert(args.end(), o.command.begin() + 1, o.command.end());
   std::error_code ec;
-  fs::create_directories(dest, ec);
+  if (!fs::is_directory(dest, ec))
+    return err << fmt::format("{}:1:1: error: cannot write: no folder {}\n", o.out, dest.string()), kExitBadInput;
   const int rc = run_args_in_softroce(o.device, o.dev, args, {program, lib}, out, err, false, dest.string());
   if (rc != kExitOk && rc != kExitFail) return rc;
   // The trace names the program as the guest ran it: give the host's name.
@@ -171,7 +174,8 @@ int record_in_softroce(const RecordOptions& o, std::ostream& out, std::ostream& 
   const std::string guest_program = "corpus/00000-" + fs::path(program).filename().string();
   if (const size_t at = text->find(guest_program); at != std::string::npos)
     text->replace(at, guest_program.size(), program);
-  std::ofstream(got, std::ios::binary | std::ios::trunc) << *text;
+  if (std::string why; !write_file(got.string(), *text, why))
+    return err << fmt::format("{}:1:1: error: cannot write {}\n", got.string(), why), kExitBadInput;
   if (binary) {
     const auto t = load_trace(got.string(), err);
     if (!t || !save_trace(*t, o.out, err)) return kExitBadInput;
@@ -189,6 +193,11 @@ int cmd_record(const RecordOptions& o, std::ostream& out, std::ostream& err) {
     return convert(o.from_log, *text, o, o.from_log, out, err);
   }
   if (o.command.empty()) return err << "mwcheck record: give the program after --\n", kExitBadInput;
+  if (!o.device.empty() && !is_softroce("device:" + o.device))
+    return err << fmt::format("mwcheck record: error: --device {}: record runs a program in the Soft-RoCE VM "
+                              "(softroce[:VERSION]) or, without --device, on this machine's NIC\n",
+                              quote(o.device)),
+           kExitBadInput;
   if (!o.device.empty()) return record_in_softroce(o, out, err);
   const std::string lib = recorder_path(o);
   if (!fs::exists(lib)) return err << fmt::format("mwcheck: no recorder at {}\n", lib), kExitBadInput;

@@ -47,6 +47,9 @@ struct ConformOptions {
   bool stream = false;  // print device results as JSON lines (the VM guest's side)
   bool shrink = false;  // with stream: shrink the finding --target names in each corpus trace
   std::vector<std::string> targets;  // finding keys, one per corpus trace, in order
+  // With devices: the prover's attack traces, run after the corpus (empty:
+  // the attacks folder beside the corpus, when there is one; "none": not).
+  std::string attacks;
   std::vector<std::string> known;    // HASH=0|1: candidates answered in earlier boots
   double shrink_seconds = 50;        // shrinking all findings of one device may take this long
   std::string baseline;              // a report.json to compare the findings with
@@ -72,7 +75,12 @@ int cmd_record(const RecordOptions& o, std::ostream& out, std::ostream& err);
 struct ProveOptions {
   bool json = false;
   std::string witness_dir;
+  int traces = 0;  // > 0: the trace proofs, over traces of up to this many verbs
+  std::string scope = "pd=2,mr=2,mw=2,qp=2";
+  std::vector<std::string> profiles;
 };
+// mwcheck prove --traces: the security invariants over whole traces.
+int cmd_prove_traces(const ProveOptions& o, std::ostream& out, std::ostream& err);
 int cmd_prove(const ProveOptions& o, std::ostream& out, std::ostream& err);
 
 struct ReplayOptions {

@@ -1,7 +1,6 @@
 #include "cli/device_report.hpp"
 
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -10,6 +9,7 @@
 #include "cli/report.hpp"
 #include "exports/export.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/output_dir.hpp"
 
 namespace mwc::cli {
 using namespace mwc::findings;
@@ -168,7 +168,7 @@ void print_device_report(const Report& r, std::ostream& out) {
   out << std::flush;
 }
 
-bool write_device_json(const Report& r, const std::string& path) {
+std::string device_json(const Report& r) {
   nlohmann::ordered_json j;
   j["findings_schema"] = kFindingsSchema;
   j["summary"] = nlohmann::ordered_json::object();
@@ -221,12 +221,10 @@ bool write_device_json(const Report& r, const std::string& path) {
     }
     j["devices"].push_back(d);
   }
-  std::ofstream out(path, std::ios::trunc);
-  out << j.dump(2) << "\n";
-  return static_cast<bool>(out);
+  return j.dump(2) + "\n";
 }
 
-bool write_device_junit(const Report& r, const std::string& path) {
+std::string device_junit(const Report& r) {
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mwcheck conform --device\">\n";
   for (size_t c = 0; c < r.cols.size(); ++c) {
     const std::string& label = r.cols[c].label;
@@ -256,12 +254,10 @@ bool write_device_junit(const Report& r, const std::string& path) {
     x += "  </testsuite>\n";
   }
   x += "</testsuites>\n";
-  std::ofstream out(path, std::ios::trunc);
-  out << x;
-  return static_cast<bool>(out);
+  return x;
 }
 
-bool write_device_html(const Report& r, const std::string& path) {
+std::string device_html(const Report& r, const std::string& dir) {
   std::string h = R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>mwcheck conform --device</title>
 <style>
@@ -305,7 +301,7 @@ small{color:#666}
       h += "<p>exports:";
       // Links relative to the report, so the folder can be moved or published whole.
       for (const auto& e : f.exports) {
-        const std::string rel = fs::absolute(e).lexically_proximate(fs::absolute(path).parent_path()).string();
+        const std::string rel = fs::absolute(e).lexically_proximate(fs::absolute(dir)).string();
         h += fmt::format(" <a href=\"{}\">{}</a>", xml_escape(rel), xml_escape(fs::path(e).filename().string()));
       }
       h += "</p>\n";
@@ -385,12 +381,12 @@ small{color:#666}
     if (!c.timing.empty()) h += fmt::format("<p><small>{} timing: {}</small></p>\n", xml_escape(c.label), xml_escape(c.timing));
   }
   h += "</body></html>\n";
-  std::ofstream out(path, std::ios::trunc);
-  out << h;
-  return static_cast<bool>(out);
+  return h;
 }
 
 bool export_findings(std::vector<Finding>& fs_, const std::string& dir, std::ostream& err) {
+  if (std::string why; !make_output_dir(dir, why))
+    return err << fmt::format("{}:1:1: error: cannot write the exports: {}\n", dir, why), false;
   for (Finding& f : fs_) {
     if (f.severity == Severity::unsupported) continue;
     exports::Reproducer r;

@@ -24,10 +24,11 @@ struct Report {
 // reproducer, what differs between the devices, the baseline comparison,
 // then per device the yardstick, the knob fingerprint and the rule table.
 void print_device_report(const Report& r, std::ostream& out);
-// Each writes one report; returns false if the file cannot be written.
-bool write_device_json(const Report& r, const std::string& path);
-bool write_device_junit(const Report& r, const std::string& path);
-bool write_device_html(const Report& r, const std::string& path);
+// Each returns one report file's contents: report.json, junit.xml,
+// report.html (its links relative to `dir`, the folder it goes into).
+std::string device_json(const Report& r);
+std::string device_junit(const Report& r);
+std::string device_html(const Report& r, const std::string& dir);
 
 // Writes each finding's reproducer (.mwt), C program and pyverbs test into
 // DIR/ID/ (unsupported features have none) and records the paths in the

@@ -102,7 +102,7 @@ TEST(ExportApp, AFindingOfAReportIsExportedAsItsRunJudgedIt) {
 
   r = mwcheck({"export", "F12345678", "--from", report.string(), "-o", dir.string()});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, report.string() + ":1:1: error: no finding F12345678 in this report (it has: F0badc0de, F00000001)\n");
+  EXPECT_EQ(r.err, report.string() + ":1:1: error: no finding 'F12345678' in this report (it has: F0badc0de, F00000001)\n");
   r = mwcheck({"export", "F00000001", "--from", report.string(), "-o", dir.string()});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unsupported feature"), std::string::npos) << r.err;

@@ -26,9 +26,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // Runs argv with stdout and stderr on our stdout; kills it after `limit_s`.
-// Each op the program starts ("[N] ...") is told to the host as the
-// session's ops are (kOpMarker), so a guest kernel that dies in it is
-// placed. Returns how it ended, in words.
+// The program tells the console each op it starts (MWC_OP_LOG), as the
+// session does (kOpMarker): written by the program itself before the verb,
+// so a guest kernel that dies in the op is placed in it, with no race
+// against this process. Returns how it ended, in words.
 std::string run_child(const std::vector<std::string>& argv, int limit_s) {
   std::cout.flush();
   std::fflush(stdout);
@@ -43,11 +44,11 @@ std::string run_child(const std::vector<std::string>& argv, int limit_s) {
     std::vector<char*> a;
     for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
     a.push_back(nullptr);
+    if (softroce::in_guest()) setenv("MWC_OP_LOG", "/dev/console", 1);
     execvp(a[0], a.data());
     _exit(127);
   }
   close(pipefd[1]);
-  std::string line;
   bool eof = false;
   // Echoes what the child printed within `wait_ms`; returns whether
   // there was any (false also at its end of output).
@@ -59,17 +60,6 @@ std::string run_child(const std::vector<std::string>& argv, int limit_s) {
     if (n <= 0) return !(eof = true);
     std::fwrite(buf, 1, static_cast<size_t>(n), stdout);
     std::fflush(stdout);
-    for (ssize_t k = 0; k < n; ++k) {
-      if (buf[k] != '\n') {
-        line += buf[k];
-        continue;
-      }
-      if (line.size() > 1 && line[0] == '[' && std::isdigit(static_cast<unsigned char>(line[1])))
-        std::fprintf(stderr, "%s%ld\n", std::string(softroce::kOpMarker).c_str(),
-                     std::strtol(line.c_str() + 1, nullptr, 10) - 1),
-            std::fflush(stderr);
-      line.clear();
-    }
     return true;
   };
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);

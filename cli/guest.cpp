@@ -10,6 +10,8 @@
 #include "adapters/minimize.hpp"
 #include "cli/app.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/atomic_file.hpp"
+#include "util/quote.hpp"
 
 namespace mwc::cli {
 
@@ -44,8 +46,10 @@ std::string take_files(const std::string& text, const std::string& dir, std::ost
     const std::string body = text.substr(nl + 1, size);
     at = nl + 1 + body.size();
     const auto path = std::filesystem::path(dir) / std::filesystem::path(name).filename();
-    if (dir.empty() || !(std::ofstream(path, std::ios::binary) << body))
-      err << fmt::format("mwcheck: the guest sent {}, which could not be written\n", name);
+    std::string why;
+    if (dir.empty() || !write_file(path.string(), body, why))
+      err << fmt::format("mwcheck: the guest sent {}, which could not be written{}\n", quote(name),
+                         why.empty() ? "" : ": " + why);
     else
       err << fmt::format("wrote {}\n", path.string());
   }
@@ -85,7 +89,10 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
       const std::string text = "# the guest kernel died in the last op of this input\n" +
                                print_text(keep_ops(*t, keep));
       const auto path = std::filesystem::path(out_dir.empty() ? "." : out_dir) / "finding-guest-kernel.mwt";
-      if (std::ofstream(path) << text) out << fmt::format("guest kernel finding -> {}\n", path.string());
+      if (std::string why; write_file(path.string(), text, why))
+        out << fmt::format("guest kernel finding -> {}\n", path.string());
+      else
+        err << fmt::format("{}:1:1: error: cannot write {}\n", path.string(), why);
       out << text;
     }
     out << g.incident << "\n";

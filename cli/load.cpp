@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <filesystem>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +11,7 @@
 
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/atomic_file.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -50,36 +50,39 @@ std::optional<Trace> load_trace(const std::string& path, std::ostream& err) {
   return t;
 }
 
-bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) {
-    if (is_binary_path(path)) {
-      const auto bytes = encode_mwb(t);
-      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    } else {
-      out << print_text(t);
-    }
-  }
-  if (!out) {
-    err << fmt::format("{}:1:1: error: cannot write: {}\n", path, std::strerror(errno));
-    return false;
-  }
-  return true;
+std::string trace_bytes(const Trace& t, const std::string& path) {
+  if (!is_binary_path(path)) return print_text(t);
+  const auto bytes = encode_mwb(t);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
-int load_corpus(const std::string& dir, std::vector<std::string>& paths,
-                std::vector<Trace>& traces, std::ostream& err) {
+bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
+  std::string why;
+  if (write_file(path, trace_bytes(t, path), why)) return true;
+  err << fmt::format("{}:1:1: error: cannot write {}\n", path, why);
+  return false;
+}
+
+std::vector<std::filesystem::path> corpus_files(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".mwt" || it->path().extension() == ".mwb") files.push_back(it->path());
-  if (ec || files.empty()) {
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+int load_corpus(const std::string& dir, std::vector<std::string>& paths,
+                std::vector<Trace>& traces, std::ostream& err) {
+  std::error_code ec;
+  std::filesystem::directory_iterator probe(dir, ec);  // why a folder has no traces
+  const auto files = corpus_files(dir);
+  if (files.empty()) {
     err << fmt::format("{}:1:1: error: no conformance traces here{}\n", dir,
                        ec ? ": " + ec.message() : "");
     return 2;
   }
-  std::sort(files.begin(), files.end());
   int status = 0;
   for (const auto& f : files) {
     auto t = load_trace(f.string(), err);

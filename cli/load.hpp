@@ -1,5 +1,6 @@
 // Reading and writing trace files, with errors as FILE:LINE:COL: error: ...
 #pragma once
+#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -13,9 +14,14 @@ namespace mwc::cli {
 // Returns the trace in a .mwt or .mwb file (by extension, or the MWTB
 // magic), or nothing after printing the error to `err`.
 std::optional<Trace> load_trace(const std::string& path, std::ostream& err);
-// Writes a trace as .mwb (by extension) or text. Returns false after printing
-// the error to `err`.
+// Returns a trace's file contents: .mwb (by the path's extension) or text.
+std::string trace_bytes(const Trace& t, const std::string& path);
+// Writes a trace as .mwb (by extension) or text, atomically. Returns false
+// after printing the error to `err`.
 bool save_trace(const Trace& t, const std::string& path, std::ostream& err);
+// Returns the .mwt and .mwb files of a folder, in name order (none when it
+// cannot be read).
+std::vector<std::filesystem::path> corpus_files(const std::string& dir);
 // Reads every .mwt and .mwb trace of a folder, in name order, into `paths`
 // and `traces`. Returns 0, kExitBadInput after printing errors (a trace
 // that does not load is left out), or kExitBadInput with nothing read when

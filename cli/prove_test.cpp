@@ -65,5 +65,17 @@ TEST(Prove, UnwritableWitnessDirExitsTwo) {
   EXPECT_NE(r.err.find("error: cannot write"), std::string::npos) << r.err;
 }
 
+// Only the last folder is made: a mistyped parent is an error, found before
+// the proofs run.
+TEST(Prove, WitnessDirOfAMissingParentExitsTwo) {
+  const fs::path base = fs::temp_directory_path() / "mwcheck_prove_test_parent";
+  fs::remove_all(base);
+  const Ran r = mwcheck({"prove", "--witness-dir", (base / "w").string()});
+  EXPECT_EQ(r.status, kExitBadInput);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(fs::exists(base));
+}
+
 }  // namespace
 }  // namespace mwc::cli

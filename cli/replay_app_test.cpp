@@ -1,4 +1,8 @@
 // mwcheck replay and mwcheck gen, driven as the program is.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -152,6 +156,86 @@ TEST(ReplayApp, GenShardsReplayTogether) {
   EXPECT_EQ(mwcheck({"gen", "--ops", "10", "--shards", "2", "-o", "-"}).status, kExitBadInput);
   EXPECT_EQ(mwcheck({"gen", "--ops", "10", "--pds", "2", "--shards", "3", "-o", base}).status,
             kExitBadInput);
+}
+
+// A .mwb file cut short (a killed `gen`) is an error naming the file and
+// the byte where it ends, in replay, run --check and convert alike.
+TEST(ReplayApp, TruncatedTracesAreErrorsEverywhere) {
+  const std::string whole = temp("whole.mwb"), cut = temp("cut.mwb");
+  ASSERT_EQ(mwcheck({"gen", "--ops", "5000", "--pds", "2", "--mrs", "4", "--mws", "8", "-o", whole}).status, 0);
+  const std::string bytes = slurp(whole);
+  ASSERT_EQ(mwcheck({"replay", "--quiet", whole}).status, 0);
+  for (const size_t keep : {bytes.size() / 2, bytes.size() - 1, size_t{40}}) {
+    std::ofstream(cut, std::ios::binary) << bytes.substr(0, keep);
+    const std::string where = cut + ":1:" + std::to_string(keep + 1) + ": error: truncated at byte " +
+                              std::to_string(keep);
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"replay", "--quiet", cut}, {"run", "--check", "--quiet", cut}, {"convert", cut, temp("cut.mwt")}}) {
+      const Ran r = mwcheck(args);
+      EXPECT_EQ(r.status, kExitBadInput) << args[0] << " " << keep;
+      EXPECT_NE(r.err.find(where), std::string::npos) << args[0] << ": " << r.err;
+      EXPECT_EQ(lines_with(r.out, " ops, ").size(), 0u) << "no verdicts for a file cut short";
+    }
+  }
+}
+
+// gen checks every option before it touches the output, and writes a new
+// file beside it, renamed into place when whole: a refused run keeps the
+// old file, a finished one leaves no temporary file behind.
+TEST(ReplayApp, GenKeepsTheOldFileUntilTheNewOneIsWhole) {
+  const fs::path dir = temp("gen_dir");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string old = (dir / "old.mwb").string();
+  std::ofstream(old) << "what was there";
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"--pds", "0"}, {"--mix", "nosuch=1"}, {"--expect", "nosuch"}, {"--mrs", "70000"},
+           {"--pds", "2", "--shards", "3"}}) {
+    std::vector<std::string> args{"gen", "--ops", "10", "-o", old};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const Ran r = mwcheck(args);
+    EXPECT_EQ(r.status, kExitBadInput) << bad[0];
+    EXPECT_FALSE(r.err.empty()) << bad[0];  // the option's own check, or gen's
+    EXPECT_EQ(slurp(old), "what was there") << bad[0];
+  }
+  ASSERT_EQ(mwcheck({"gen", "--ops", "100", "-o", old}).status, 0);
+  EXPECT_EQ(slurp(old).substr(0, 4), "MWTB");
+  ASSERT_EQ(mwcheck({"gen", "--ops", "100", "--shards", "2", "-o", old}).status, 0);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"old.0.mwb", "old.1.mwb", "old.mwb"}));
+  // A device is written as it is, never replaced.
+  EXPECT_EQ(mwcheck({"gen", "--ops", "10", "-o", "/dev/null"}).status, 0);
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+// A trace of no ops replays, on any number of threads.
+TEST(ReplayApp, EmptyTracesReplayOnThreads) {
+  const std::string z = temp("zero.mwb");
+  ASSERT_EQ(mwcheck({"gen", "--ops", "0", "-o", z}).status, 0);
+  for (const std::string threads : {"1", "2"}) {
+    const Ran r = mwcheck({"replay", "--quiet", "--threads", threads, z, z});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(lines_with(r.out, ": 0 ops, 0 checked, 0 mismatches").size(), 2u) << r.out;
+  }
+}
+
+// `mwcheck replay - < f.mwb`: standard input from a regular file replays as
+// from a pipe.
+TEST(ReplayApp, ReplaysStandardInputFromAFile) {
+  const std::string f = temp("stdin.mwb");
+  ASSERT_EQ(mwcheck({"gen", "--ops", "3000", "--pds", "2", "--mrs", "4", "--mws", "8", "-o", f}).status, 0);
+  const int saved = ::dup(0);
+  const int fd = ::open(f.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ::dup2(fd, 0);
+  ::close(fd);
+  const Ran r = mwcheck({"replay", "--quiet", "-"});
+  ::dup2(saved, 0);
+  ::close(saved);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("-: 3000 ops, 3000 checked, 0 mismatches"), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 #include "cli/report.hpp"
 
-#include <fstream>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+
+#include "util/atomic_file.hpp"
+#include "util/output_dir.hpp"
 
 namespace mwc::cli {
 std::string xml_escape(std::string_view s) {
@@ -21,7 +24,7 @@ std::string xml_escape(std::string_view s) {
   return o;
 }
 
-bool write_json(const ConformResult& r, const std::string& path) {
+std::string json_report(const ConformResult& r) {
   nlohmann::ordered_json j;
   j["corpus"] = r.corpus;
   for (const auto& b : r.backends) {
@@ -42,12 +45,10 @@ bool write_json(const ConformResult& r, const std::string& path) {
     }
     j["backends"].push_back(jb);
   }
-  std::ofstream out(path, std::ios::trunc);
-  out << j.dump(2) << "\n";
-  return static_cast<bool>(out);
+  return j.dump(2) + "\n";
 }
 
-bool write_junit(const ConformResult& r, const std::string& path) {
+std::string junit_report(const ConformResult& r) {
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mwcheck conform\">\n";
   for (const auto& b : r.backends) {
     size_t failures = 0;
@@ -70,9 +71,29 @@ bool write_junit(const ConformResult& r, const std::string& path) {
     x += "  </testsuite>\n";
   }
   x += "</testsuites>\n";
-  std::ofstream out(path, std::ios::trunc);
-  out << x;
-  return static_cast<bool>(out);
+  return x;
+}
+
+bool write_reports(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files,
+                   std::ostream& out, std::ostream& err) {
+  std::string why;
+  if (!make_output_dir(dir, why)) {
+    err << fmt::format("{}:1:1: error: cannot write the reports: {}\n", dir, why);
+    return false;
+  }
+  std::vector<OutputFile> set;
+  std::string names;
+  for (const auto& [name, text] : files) {
+    set.push_back({(std::filesystem::path(dir) / name).string(), text});
+    names += (names.empty() ? "" : " ") + set.back().path;
+  }
+  if (!write_files(set, why)) {
+    err << fmt::format("{}:1:1: error: cannot write the reports (the old ones are left as they were): {}\n",
+                       dir, why);
+    return false;
+  }
+  out << fmt::format("reports: {}\n", names);
+  return true;
 }
 
 }  // namespace mwc::cli

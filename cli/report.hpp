@@ -3,6 +3,7 @@
 #include <array>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compare/expectations.hpp"
@@ -34,8 +35,15 @@ struct ConformResult {
 // Returns `s` with the characters XML and HTML give meaning escaped.
 std::string xml_escape(std::string_view s);
 
-// Each writes one report; returns false if the file cannot be written.
-bool write_json(const ConformResult& r, const std::string& path);
-bool write_junit(const ConformResult& r, const std::string& path);
+// Each returns one report file's contents: report.json, junit.xml.
+std::string json_report(const ConformResult& r);
+std::string junit_report(const ConformResult& r);
+
+// Writes a set of reports (file name, contents) into the folder `dir`
+// (made when its parent exists) as one: every file or none replaced.
+// Returns true after printing "reports: PATH..." to `out`, or false after
+// printing the error to `err`.
+bool write_reports(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files,
+                   std::ostream& out, std::ostream& err);
 
 }  // namespace mwc::cli

@@ -34,9 +34,10 @@ std::string to_c(const Reproducer& r);        // C against libibverbs only: cc r
 std::string to_pyverbs(const Reproducer& r);  // a Python unittest in rdma-core tests/ style (pyverbs)
 
 // Writes DIR/repro.mwt (the trace, each op with its expected outcome),
-// DIR/repro.c and DIR/test_repro.py, creating DIR. Returns the written
-// paths in that order, or an empty list (with `*err` set when given) when
-// a file cannot be written.
+// DIR/repro.c and DIR/test_repro.py as one set (all or none replaced),
+// creating DIR when its parent exists. Returns the written paths in that
+// order, or an empty list (with `*err` set when given) when a file cannot
+// be written.
 std::vector<std::string> write_exports(const Reproducer& r, const std::string& dir,
                                        std::string* err = nullptr);
 

@@ -136,6 +136,7 @@ struct mwc_rt {
   unsigned op_index;
   int op_timeout_ms, settle_ms;
   int stuck_ms;                      /* a verb still inside after this is given up on */
+  FILE *op_log;                      /* MWC_OP_LOG: told each op before it starts */
   _Atomic uint64_t op_start_ms;      /* when the running op began; 0 between ops */
   _Atomic unsigned watched_op;       /* the running op, for the watchdog */
   const char *finding;               /* the finding's id and op, for the watchdog's verdict */
@@ -241,6 +242,9 @@ static int mwc_open(struct mwc_rt *rt, const char *device, const unsigned caps[5
   rt->stuck_ms = 120000;
   if (getenv("MWC_OP_TIMEOUT_MS")) rt->op_timeout_ms = atoi(getenv("MWC_OP_TIMEOUT_MS"));
   if (getenv("MWC_STUCK_MS")) rt->stuck_ms = atoi(getenv("MWC_STUCK_MS"));
+  /* A console, say: written before the op's verb is called, so a machine
+   * whose kernel dies in it has the op's number as its last line. */
+  if (getenv("MWC_OP_LOG")) rt->op_log = fopen(getenv("MWC_OP_LOG"), "w");
   list = ibv_get_device_list(&n);
   if (!list || n == 0) {
     fprintf(stderr, "setup: no RDMA device (ibv_get_device_list found none)\n");
@@ -319,6 +323,7 @@ static void mwc_close(struct mwc_rt *rt) {
   if (rt->scratch_mr) ibv_dereg_mr(rt->scratch_mr);
   if (rt->peer_pd) ibv_dealloc_pd(rt->peer_pd);
   if (rt->ctx) ibv_close_device(rt->ctx);
+  if (rt->op_log) fclose(rt->op_log);
 }
 
 /* ---- addresses, keys and data ---------------------------------------------- */
@@ -1066,6 +1071,7 @@ static void mwc_begin(struct mwc_rt *rt, unsigned i, const char *op) {
   rt->op_index = i + 1;
   printf("[%u] %s\n", i + 1, op);  /* numbered from 1, as mwcheck's reports do */
   fflush(stdout);
+  if (rt->op_log) fprintf(rt->op_log, "MWCHECK-OP %u\n", i), fflush(rt->op_log);
   atomic_store(&rt->watched_op, i);
   atomic_store(&rt->op_start_ms, mwc_now_ms());
 }

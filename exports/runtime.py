@@ -162,6 +162,9 @@ class Runtime:
         # A verb still inside after this long is given up on: the traceback
         # names the op, and the process ends as soon as the kernel lets it.
         self.stuck = float(os.environ.get('MWC_STUCK_MS', '120000')) / 1000
+        # A console, say: written before the op's verb is called, so a
+        # machine whose kernel dies in it has the op's number as its last line.
+        self.op_log = open(os.environ['MWC_OP_LOG'], 'w') if os.environ.get('MWC_OP_LOG') else None
         self.first_diff = None
         self.outcomes = []
         self.closed = True  # until the device is open
@@ -797,6 +800,8 @@ class Runtime:
         self.op_index = i + 1
         self.op_text = op
         print('[%d] %s' % (i + 1, op), flush=True)  # numbered from 1, as mwcheck's reports do
+        if self.op_log:
+            print('MWCHECK-OP %d' % i, file=self.op_log, flush=True)
         faulthandler.dump_traceback_later(self.stuck, exit=True)
         self.op_start = time.monotonic()
 

@@ -27,6 +27,7 @@ using mwc::softroce::testing::mwcheck;
 std::string export_and_run(const std::string& trace, int op, const std::string& extra = "") {
   const fs::path dir = fs::temp_directory_path() / "mwcheck-export-softroce" / trace;
   fs::remove_all(dir);
+  fs::create_directories(dir.parent_path());  // mwcheck makes only the last folder
   std::string out;
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = mwcheck("export " + kCorpus + trace + ".mwt --op " + std::to_string(op) + " --id F-" + trace +
@@ -81,6 +82,7 @@ TEST(ExportSoftRoce, EveryFindingOfTheCorpusReproducesFromItsExports) {
   // program and the pyverbs test must both reproduce it.
   const fs::path dir = fs::temp_directory_path() / "mwcheck-export-softroce" / "corpus";
   fs::remove_all(dir);
+  fs::create_directories(dir.parent_path());  // mwcheck makes only the last folder
   std::string out;
   ASSERT_EQ(mwcheck("conform --device softroce --report " + dir.string(), out), 1) << out;  // findings
   std::ifstream in(dir / "report.json");

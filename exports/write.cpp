@@ -1,22 +1,14 @@
 #include <filesystem>
-#include <fstream>
-#include <system_error>
+#include <string>
 
 #include "exports/export.hpp"
 #include "exports/source_text.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/atomic_file.hpp"
+#include "util/output_dir.hpp"
 
 namespace mwc::exports {
 namespace {
-
-bool write_file(const std::string& path, const std::string& text, std::string* err) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (out) return true;
-  if (err) *err = "cannot write " + path;
-  return false;
-}
 
 // The trace an export runs, each op with the outcome the specification
 // gives it, as the one expectation clause of that op.
@@ -37,22 +29,23 @@ Trace annotated(const Reproducer& r) {
 
 std::vector<std::string> write_exports(const Reproducer& r, const std::string& dir, std::string* err) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    if (err) *err = "cannot create " + dir + ": " + ec.message();
+  std::string why;
+  if (!make_output_dir(dir, why)) {
+    if (err) *err = "cannot create " + dir + ": " + why;
     return {};
   }
-  const std::vector<std::pair<std::string, std::string>> files = {
+  const std::vector<OutputFile> files = {
       {(fs::path(dir) / "repro.mwt").string(), print_text(annotated(r))},
       {(fs::path(dir) / "repro.c").string(), to_c(r)},
       {(fs::path(dir) / "test_repro.py").string(), to_pyverbs(r)},
   };
-  std::vector<std::string> paths;
-  for (const auto& [path, text] : files) {
-    if (!write_file(path, text, err)) return {};
-    paths.push_back(path);
+  // The three belong together: all written, or none replaced.
+  if (!write_files(files, why)) {
+    if (err) *err = "cannot write " + why;
+    return {};
   }
+  std::vector<std::string> paths;
+  for (const auto& f : files) paths.push_back(f.path);
   return paths;
 }
 

@@ -47,6 +47,20 @@ bool grants(const Op& op, const Outcome& o) {
   return false;
 }
 
+// Returns whether an outcome says the op took effect: access granted, a
+// bind made, a work request completed successfully.
+bool takes_effect(const Op& op, const Outcome& o) {
+  return grants(op, o) || (o.ret == Result::kOK && o.wc == WcStatus::kIBV_WC_SUCCESS);
+}
+
+bool is_errno(Result r);
+// Returns whether an outcome refuses the op: an errno, an error completion,
+// a bind that leaves the window's key.
+bool refuses(const Op& op, const Outcome& o) {
+  return is_errno(o.ret) || (o.wc != WcStatus::kNONE && o.wc != WcStatus::kIBV_WC_SUCCESS) ||
+         (is_bind(op.code) && o.ret == Result::kOK && o.key == kNoKey);
+}
+
 bool is_errno(Result r) {
   switch (r) {
 #define X(n) case Result::k##n:
@@ -302,9 +316,13 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
   }
   const bool security = r == Result::kCORRUPT || (grants(op, s.device) && !grants(op, s.model));
   s.severity = security ? Severity::security : Severity::conformance;
-  s.key = own_error_flushed(s.device, s.model)
-              ? "conformance|own error flushed"
-              : fmt::format("{}|{}|{}|{}|{}", name(s.severity), rule, opname, dc, mc);
+  // A check the device lets through is one bug on every path that reaches
+  // it (rxe's rxe_invalidate_mw serves LOCAL_INV and SEND_WITH_INV alike):
+  // one finding per rule, as severe as its worst path.
+  const bool lets_through = takes_effect(op, s.device) && refuses(op, s.model);
+  s.key = own_error_flushed(s.device, s.model) ? "conformance|own error flushed"
+          : lets_through                      ? fmt::format("allows|{}", rule)
+                                              : fmt::format("{}|{}|{}|{}|{}", name(s.severity), rule, opname, dc, mc);
   return s;
 }
 
@@ -378,8 +396,11 @@ std::vector<Finding> group(const std::vector<CorpusTrace>& corpus, const std::ve
     Finding& f = by_key[s.key];
     const bool first = f.key.empty();
     f.traces.push_back({corpus[i].name, s.op});
-    if (!first && s.op + 1 >= f.reproducer.ops.size()) continue;
-    // The shortest trace that reaches it, up to the op where it shows.
+    // The most severe path, then the shortest trace that reaches it, up to
+    // the op where it shows.
+    if (!first && (s.severity > f.severity ||
+                   (s.severity == f.severity && s.op + 1 >= f.reproducer.ops.size())))
+      continue;
     const std::string opname(op_desc(t.ops[s.op].code).name);
     const RuleDesc& rd = rule_desc(s.model.rule);
     f.id = finding_id(s.key);

@@ -17,11 +17,14 @@ Trace input_trace(std::span<const uint8_t> b) {
       std::memcpy(&c, b.data() + 8 + 4 * k, 4);  // little-endian hosts, as the codec
       caps[k] = std::clamp<uint32_t>(c, 1, kFuzzCapMax);
     }
-    // The string table (comment texts) at the end is no records.
+    // The trailer and the string table (comment texts) at the end are no
+    // records; neither is checked: a fuzzer's bytes need not agree with them.
     uint32_t strtab;
     std::memcpy(&strtab, b.data() + 28, 4);
     std::memcpy(&version, b.data() + 4, 2);
     records = b.subspan(kMwbHeaderSize);
+    if (has_trailer(version))
+      records = records.first(records.size() - std::min(kMwbTrailerSize, records.size()));
     records = records.first(records.size() - std::min<size_t>(strtab, records.size()));
   }
   Trace t = decode_records(records, caps, {}, version);
@@ -34,7 +37,7 @@ Trace input_trace(std::span<const uint8_t> b) {
 std::vector<uint8_t> input_bytes(const Trace& t, size_t max_size) {
   Trace c;
   c.caps = t.caps;
-  size_t size = kMwbHeaderSize, n = 0;
+  size_t size = kMwbHeaderSize + (has_trailer(kMwbVersion) ? kMwbTrailerSize : 0), n = 0;
   while (n < t.ops.size() && size + records_size(t.ops[n], {}) <= max_size)
     size += records_size(t.ops[n++], {});
   c.ops.assign(t.ops.begin(), t.ops.begin() + static_cast<std::ptrdiff_t>(n));

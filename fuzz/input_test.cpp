@@ -49,8 +49,9 @@ TEST(FuzzInput, BytesAreCutAtWholeOpsToFit) {
   t.caps = kFuzzCaps;
   t.ops.assign(10, default_op(OpCode::alloc_pd));
   const size_t one = record_size(OpCode::alloc_pd);
-  const auto bytes = input_bytes(t, kMwbHeaderSize + 3 * one + 1);
-  EXPECT_EQ(bytes.size(), kMwbHeaderSize + 3 * one);
+  const size_t frame = kMwbHeaderSize + kMwbTrailerSize;  // the file around the records
+  const auto bytes = input_bytes(t, frame + 3 * one + 1);
+  EXPECT_EQ(bytes.size(), frame + 3 * one);
   EXPECT_EQ(input_trace(bytes).ops.size(), 3u);
 }
 

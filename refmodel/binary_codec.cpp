@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "refmodel/checksum.hpp"
 #include "refmodel/mwb_record.hpp"
 #include "refmodel/vocab.hpp"
 
@@ -39,9 +40,9 @@ void encode_header(const Caps& caps, uint32_t strtab, std::vector<uint8_t>& out,
   put(out, strtab, 4);
 }
 
-void encode_op(const Op& op, std::vector<uint8_t>& out) {
+void encode_op(const Op& op, std::vector<uint8_t>& out, const Format& f) {
   const auto& d = op_desc(op.code);
-  out.push_back(static_cast<uint8_t>(op.code));
+  out.push_back(f.byte_of[static_cast<int>(op.code)]);
   for (size_t f = 0; f < d.fields.size(); ++f) {
     const Arg& a = op.a[f];
     const FieldKind k = d.fields[f].kind;
@@ -56,9 +57,9 @@ void encode_op(const Op& op, std::vector<uint8_t>& out) {
   }
 }
 
-void encode_expect(const Expectation& e, std::vector<uint8_t>& out) {
+void encode_expect(const Expectation& e, std::vector<uint8_t>& out, const Format& f) {
   const Pattern& p = e.pattern;
-  out.push_back(kExpectCode);
+  out.push_back(f.byte_of[kExpectCode]);
   out.push_back(static_cast<uint8_t>((e.fallback ? 0x80 : 0) | e.profiles));
   out.push_back(p.ret ? static_cast<uint8_t>(*p.ret) : kAny);
   out.push_back(p.wc ? static_cast<uint8_t>(*p.wc) : kAny);
@@ -113,28 +114,29 @@ bool decode_any_op(const Format& f, const uint8_t* p, const Caps& caps, Op& op) 
 
 void encode_op_with(const Op& op, std::span<const Expectation> es, std::vector<uint8_t>& out,
                     uint16_t version) {
+  const Format& f = format(version);
   const bool fold = usual_fallback(es);
   const int code = version >= 2 ? compact_code(op, fold) : -1;
   if (code < 0) {
     // A full record; in version 2 its fallback clause `OK` or `OK
     // IBV_WC_SUCCESS` folded into the code.
     const size_t at = out.size();
-    encode_op(op, out);
+    encode_op(op, out, f);
     const bool ok = version >= 2 && ok_fallback(es);
     const bool usual = version >= 2 && fold;
-    if (ok || usual) out[at] = static_cast<uint8_t>(kFoldBase + 2 * static_cast<int>(op.code) + usual);
-    for (const auto& e : es.subspan(ok || usual ? 1 : 0)) encode_expect(e, out);
+    if (ok || usual) out[at] = f.byte_of[kFoldBase + 2 * static_cast<int>(op.code) + usual];
+    for (const auto& e : es.subspan(ok || usual ? 1 : 0)) encode_expect(e, out, f);
     return;
   }
   const Arg &key = op.a[1], &addr = op.a[2];
   const uint32_t kind = key.tag == static_cast<uint8_t>(RkeyBase::MwPrev) ? 1
                         : key.tag == static_cast<uint8_t>(RkeyBase::Mr)   ? 2 : 0;
-  out.push_back(static_cast<uint8_t>(code));
+  out.push_back(f.byte_of[code]);
   put(out, key.h | kind << 20, 3);
   put(out, op.a[0].h, 2);
   put(out, op.a[3].v, 2);
   put(out, addr.v, 4);
-  for (const auto& e : es.subspan(fold ? 1 : 0)) encode_expect(e, out);
+  for (const auto& e : es.subspan(fold ? 1 : 0)) encode_expect(e, out, f);
 }
 
 }  // namespace mwb
@@ -148,13 +150,14 @@ size_t records_size(const Op& op, std::span<const Expectation> es, uint16_t vers
 size_t record_size(OpCode c) { return mwb::kRecordSize[static_cast<int>(c)]; }
 
 std::vector<uint8_t> encode_mwb(const Trace& t, uint16_t version) {
+  const mwb::Format& f = mwb::format(version);
   std::vector<uint8_t> out;
   std::string strings;
   mwb::encode_header(t.caps, 0, out, version);
   const size_t strtab_at = out.size() - 4;
   size_t ci = 0, ei = 0;
   const auto comment = [&](const Comment& c) {
-    out.push_back(kCommentCode);
+    out.push_back(f.byte_of[kCommentCode]);
     out.push_back(c.end_of_line);
     put(out, strings.size(), 4);
     put(out, c.text.size(), 4);
@@ -174,6 +177,7 @@ std::vector<uint8_t> encode_mwb(const Trace& t, uint16_t version) {
   const uint32_t n = static_cast<uint32_t>(strings.size());
   std::memcpy(out.data() + strtab_at, &n, 4);  // little-endian hosts only
   out.insert(out.end(), strings.begin(), strings.end());
+  if (has_trailer(version)) encode_trailer({t.ops.size(), checksum(out)}, out);
   return out;
 }
 
@@ -241,22 +245,79 @@ Trace decode_records(std::span<const uint8_t> rec, const Caps& caps,
   return t;
 }
 
-std::variant<Trace, DecodeError> decode_mwb(std::span<const uint8_t> b) {
+std::variant<MwbHeader, DecodeError> decode_header(std::span<const uint8_t> b) {
   if (b.size() < kMwbHeaderSize)
     return DecodeError{0, "truncated: a .mwb file starts with a 32-byte header"};
   if (std::memcmp(b.data(), "MWTB", 4) != 0)
     return DecodeError{0, "not an mwcheck binary trace (the magic is not MWTB)"};
-  const auto version = rd(b.data() + 4, 2);
-  if (version < kMwbOldestVersion || version > kMwbVersion)
-    return DecodeError{4, "unsupported .mwb version " + std::to_string(version) + " (this reads " +
+  MwbHeader h;
+  h.version = static_cast<uint16_t>(rd(b.data() + 4, 2));
+  if (h.version < kMwbOldestVersion || h.version > kMwbVersion)
+    return DecodeError{4, "unsupported .mwb version " + std::to_string(h.version) + " (this reads " +
                               std::to_string(kMwbOldestVersion) + " to " +
                               std::to_string(kMwbVersion) + ")"};
-  Caps caps;
-  for (int k = 0; k < kHandleKinds; ++k) caps[k] = static_cast<uint32_t>(rd(b.data() + 8 + 4 * k, 4));
+  for (int k = 0; k < kHandleKinds; ++k) h.caps[k] = static_cast<uint32_t>(rd(b.data() + 8 + 4 * k, 4));
+  h.strtab = static_cast<uint32_t>(rd(b.data() + 28, 4));
+  return h;
+}
+
+std::optional<DecodeError> check_size(const MwbHeader& h, uint64_t size) {
+  if (!has_trailer(h.version)) return std::nullopt;  // versions 1 and 2 cannot tell
+  if (size >= kMwbHeaderSize + uint64_t{h.strtab} + kMwbTrailerSize) return std::nullopt;
+  return DecodeError{size, "truncated at byte " + std::to_string(size) + ": the header promises " +
+                               std::to_string(h.strtab) +
+                               " bytes of string table and a trailer after the records"};
+}
+
+void encode_trailer(const MwbTrailer& t, std::vector<uint8_t>& out) {
+  out.insert(out.end(), {'M', 'W', 'T', 'E'});
+  put(out, 0, 4);
+  put(out, t.ops, 8);
+  put(out, t.checksum, 8);
+}
+
+std::variant<MwbTrailer, DecodeError> decode_trailer(std::span<const uint8_t, kMwbTrailerSize> last,
+                                                     uint64_t size) {
+  if (std::memcmp(last.data(), "MWTE", 4) != 0 || rd(last.data() + 4, 4) != 0)
+    return DecodeError{size, "truncated at byte " + std::to_string(size) +
+                                 ": no trailer at its end (a version 3 .mwb file ends with one; "
+                                 "was its writer stopped?)"};
+  return MwbTrailer{rd(last.data() + 8, 8), rd(last.data() + 16, 8)};
+}
+
+std::optional<DecodeError> check_checksum(const MwbTrailer& t, uint64_t size, uint64_t sum) {
+  if (t.checksum == sum) return std::nullopt;
+  const uint64_t at = size - kMwbTrailerSize;
+  return DecodeError{at + 16, "checksum mismatch: the " + std::to_string(at) +
+                                  " bytes before the trailer are not those written"};
+}
+
+std::optional<DecodeError> check_ops(const MwbTrailer& t, uint64_t size, uint64_t ops) {
+  if (t.ops == ops) return std::nullopt;
+  return DecodeError{size - kMwbTrailerSize + 8, "the trailer counts " + std::to_string(t.ops) +
+                                                     " ops, the records hold " + std::to_string(ops)};
+}
+
+std::variant<Trace, DecodeError> decode_mwb(std::span<const uint8_t> b) {
+  auto hr = decode_header(b);
+  if (auto* e = std::get_if<DecodeError>(&hr)) return *e;
+  const MwbHeader& h = std::get<MwbHeader>(hr);
+  if (auto e = check_size(h, b.size())) return *e;
+  MwbTrailer trailer;
+  if (has_trailer(h.version)) {
+    const auto body = b.first(b.size() - kMwbTrailerSize);
+    auto tr = decode_trailer(b.last<kMwbTrailerSize>(), b.size());
+    if (auto* e = std::get_if<DecodeError>(&tr)) return *e;
+    trailer = std::get<MwbTrailer>(tr);
+    if (auto e = check_checksum(trailer, b.size(), checksum(body))) return *e;
+    b = body;
+  }
   const auto body = b.subspan(kMwbHeaderSize);
-  const size_t strtab = static_cast<size_t>(std::min<uint64_t>(rd(b.data() + 28, 4), body.size()));
-  return decode_records(body.first(body.size() - strtab), caps, body.last(strtab),
-                        static_cast<uint16_t>(version));
+  const size_t strtab = static_cast<size_t>(std::min<uint64_t>(h.strtab, body.size()));
+  Trace t = decode_records(body.first(body.size() - strtab), h.caps, body.last(strtab), h.version);
+  if (has_trailer(h.version))
+    if (auto e = check_ops(trailer, b.size() + kMwbTrailerSize, t.ops.size())) return *e;
+  return t;
 }
 
 }  // namespace mwc

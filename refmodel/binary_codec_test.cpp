@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "refmodel/checksum.hpp"
 #include "refmodel/test_util.hpp"
 
 namespace mwc {
@@ -20,7 +21,7 @@ TEST(BinaryCodec, CorpusRoundTripsTextBinaryText) {
   for (const auto& f : files) {
     const std::string text = print_text(testing::parse_or_fail(testing::read_file(f)));
     const Trace t = testing::parse_or_fail(text);
-    for (const uint16_t version : {uint16_t{1}, uint16_t{2}}) {
+    for (const uint16_t version : {uint16_t{1}, uint16_t{2}, uint16_t{3}}) {
       const auto bytes = encode_mwb(t, version);
       EXPECT_EQ(bytes[4], version) << f;
       EXPECT_EQ(print_text(decoded(bytes)), text) << f << " version " << version;
@@ -93,15 +94,52 @@ TEST(BinaryCodec, HeaderErrorsSayWhere) {
   EXPECT_EQ(std::get<DecodeError>(decode_mwb(bytes)).offset, 4u);
 }
 
-TEST(BinaryCodec, TruncatedRecordsAreDropped) {
+// Versions 1 and 2 cannot tell a file cut short: its last whole record
+// ends the trace.
+TEST(BinaryCodec, TruncatedRecordsAreDroppedInVersions1And2) {
   const Trace t = testing::parse_or_fail("alloc_pd p0\nalloc_pd p1 => OK\n");
-  auto bytes = encode_mwb(t);
-  for (size_t cut = kMwbHeaderSize; cut < bytes.size(); ++cut) {
-    std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
-    part[28] = part[29] = part[30] = part[31] = 0;  // no string table
-    const Trace u = decoded(part);
-    EXPECT_LE(u.ops.size(), 2u);
+  for (const uint16_t version : {uint16_t{1}, uint16_t{2}}) {
+    auto bytes = encode_mwb(t, version);
+    for (size_t cut = kMwbHeaderSize; cut < bytes.size(); ++cut) {
+      std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+      part[28] = part[29] = part[30] = part[31] = 0;  // no string table
+      const Trace u = decoded(part);
+      EXPECT_LE(u.ops.size(), 2u);
+    }
   }
+}
+
+// Version 3 ends with a trailer: a file cut anywhere is an error at its
+// end, and one whose bytes or op count differ from the trailer's is too.
+TEST(BinaryCodec, Version3RefusesFilesCutShortOrChanged) {
+  const Trace t = testing::parse_or_fail("alloc_pd p0   # a comment\nalloc_pd p1 => OK\n");
+  const auto bytes = encode_mwb(t, 3);
+  EXPECT_EQ(decoded(bytes), t);
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    const std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+    auto r = decode_mwb(part);
+    ASSERT_TRUE(std::holds_alternative<DecodeError>(r)) << "cut at " << cut;
+    const DecodeError& e = std::get<DecodeError>(r);
+    if (cut < kMwbHeaderSize) continue;  // the header's own errors
+    EXPECT_EQ(e.offset, cut) << e.message;
+    EXPECT_NE(e.message.find("truncated at byte " + std::to_string(cut)), std::string::npos)
+        << e.message;
+  }
+  for (size_t at = kMwbHeaderSize; at < bytes.size() - kMwbTrailerSize; ++at) {
+    auto changed = bytes;
+    changed[at] ^= 0x10;
+    auto r = decode_mwb(changed);
+    ASSERT_TRUE(std::holds_alternative<DecodeError>(r)) << "byte " << at;
+    const auto& e = std::get<DecodeError>(r);
+    EXPECT_NE(e.message.find("checksum mismatch"), std::string::npos) << at << ": " << e.message;
+  }
+  // A trailer that counts other ops (and checksums what it follows).
+  std::vector<uint8_t> body(bytes.begin(), bytes.end() - kMwbTrailerSize);
+  encode_trailer({3, checksum(body)}, body);
+  auto r = decode_mwb(body);
+  ASSERT_TRUE(std::holds_alternative<DecodeError>(r));
+  EXPECT_EQ(std::get<DecodeError>(r).message, "the trailer counts 3 ops, the records hold 2");
+  EXPECT_EQ(std::get<DecodeError>(r).offset, body.size() - kMwbTrailerSize + 8);
 }
 
 }  // namespace

@@ -3,17 +3,10 @@
 #include <algorithm>
 
 #include "refmodel/rules.hpp"
-#ifdef MWCHECK_BREAKABLE_MODEL
-#include "refmodel/broken_rules.hpp"
-#endif
 
 namespace mwc {
 namespace {
-#ifdef MWCHECK_BREAKABLE_MODEL
-using C = Broken<Concrete>;  // tests only: one rule template may be broken
-#else
-using C = Concrete;
-#endif
+using C = ModelDomain;
 bool bind_transport_ok(uint32_t t) { return t == qpt::RC || t == qpt::UC || t == qpt::XRC_SEND; }
 }  // namespace
 
@@ -384,16 +377,19 @@ Outcome Model::bind(const BindReq& r) {
   else if (len && w->type == 1 && (access & acc::ZERO_BASED) &&
            knob(Knob::zero_based_type1) == alt::zero_based_type1::reject)
     f(Rule::bind_zero_based_type1, Result::kEINVAL);
-  else if (len && !rules::mw_access_allowed<C>(access, knob(Knob::mw_access)))
-    f(Rule::bind_mw_access, Result::kEINVAL);
-  else if (len && !rules::mr_allows_binding<C>(m->access))
-    f(Rule::bind_mr_mw_bind, Result::kEACCES);
-  else if (len && !rules::mw_write_backed<C>(access & atomic_seen, m->access))
-    f(Rule::bind_local_write, Result::kEACCES);
-  else if (len && !rules::mw_read_backed<C>(access, m->access, knob(Knob::local_read)))
-    f(Rule::bind_local_read, Result::kEACCES);
-  else if (len && !rules::window_in_mr<C>(addr, r.len, m->iova, m->len))
-    f(Rule::bind_range, Result::kERANGE);
+  else if (len) {
+    // The access checks, in the order rules.hpp gives them, then the range.
+    for (const auto& c : rules::kBindAccessChain<C>) {
+      // access_partial's bug is in one link: C10-74 blind to REMOTE_ATOMIC.
+      const uint32_t mw = c.rule == Rule::bind_local_write ? access & atomic_seen : access;
+      if (!c.holds(mw, m->access, c.uses_knob ? knob(c.knob) : 0)) {
+        f(c.rule, c.err);
+        break;
+      }
+    }
+    if (fail == Rule::bind_ok && !rules::window_in_mr<C>(addr, r.len, m->iova, m->len))
+      f(Rule::bind_range, Result::kERANGE);
+  }
 
   if (fail != Rule::bind_ok) {
     if (mode == alt::bind_errors::immediate) return out(fail, err);
@@ -492,57 +488,6 @@ Outcome Model::on_wr_send(const args::wr_send& a) {
 // few compares against that slot (the rule templates) decide, and the rare
 // refusals leave the path through cold functions.
 
-// Returns the rule refusing `right` on [raddr, raddr+len) through window h
-// for QP qp (whose PD is pd), or remote_ok; `st` gets the refusal's status.
-[[gnu::always_inline]] inline Rule Model::through_window(uint32_t h, uint32_t rkey, uint32_t qp,
-                                                         uint32_t pd, uint64_t raddr, uint64_t len,
-                                                         uint32_t right, bool atomic,
-                                                         WcStatus& st) {
-  Mw* w = live(mws_, h);
-  if (!w || w->rkey != rkey || w->state != MwState::Bound) [[unlikely]]
-    return Rule::remote_rkey;
-  if (w->pd != pd) [[unlikely]]
-    return Rule::remote_pd;
-  if (w->type == 2 && w->qp != qp) [[unlikely]]
-    return Rule::remote_type2_qp;
-  if (!rules::grants<C>(w->access, right)) [[unlikely]]
-    return Rule::remote_access;
-  const Mr* m = w->mr < mrs_.size() ? &mrs_[w->mr] : nullptr;
-  if (!m || !m->live || m->rkey(w->mr) != w->mr_rkey) [[unlikely]]
-    return Rule::remote_mr_live;
-  const bool zb = (w->access & acc::ZERO_BASED) != 0;
-  const uint8_t range = mutant_ == Mutant::range_mr_only ? uint8_t{alt::remote_range::mr_only}
-                                                         : knob(Knob::remote_range);
-  if (!rules::remote_range_ok<C>(raddr, len, zb, w->addr, w->len, m->iova, m->len, range))
-    [[unlikely]]
-    return Rule::remote_range;
-  if (atomic && !rules::atomic_aligned<C>(rules::translate<C>(raddr, zb, w->addr))) [[unlikely]] {
-    st = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
-    return Rule::remote_atomic_align;
-  }
-  return Rule::remote_ok;
-}
-
-// The same through MR h (the key's index is layout::mr_index(h)).
-[[gnu::always_inline]] inline Rule Model::through_mr(uint32_t h, uint32_t rkey, uint32_t pd,
-                                                     uint64_t raddr, uint64_t len, uint32_t right,
-                                                     bool atomic, WcStatus& st) const {
-  const Mr* m = h < mrs_.size() ? &mrs_[h] : nullptr;
-  if (!m || !m->live || m->rkey(h) != rkey) [[unlikely]]
-    return Rule::remote_rkey;
-  if (m->pd != pd) [[unlikely]]
-    return Rule::remote_pd;
-  if (!rules::grants<C>(m->access, right)) [[unlikely]]
-    return Rule::remote_access;
-  if (!rules::range_within<C>(raddr, len, m->iova, m->len)) [[unlikely]]
-    return Rule::remote_range;
-  if (atomic && !rules::atomic_aligned<C>(raddr)) [[unlikely]] {
-    st = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
-    return Rule::remote_atomic_align;
-  }
-  return Rule::remote_ok;
-}
-
 // A request the responder cannot take: the QP is gone, of the wrong
 // transport, or not ready to respond. Returns its outcome.
 Outcome Model::remote_unserved(uint32_t qp, uint32_t right) {
@@ -590,14 +535,19 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
   Qp* q = &qps_[qp];
   const uint32_t rkey = resolve_rkey(rkey_ref);
   const uint64_t raddr = resolve(addr_ref);
-  const layout::KeyObject k = layout::key_object(rkey);
-  WcStatus st = WcStatus::kIBV_WC_REM_ACCESS_ERR;
-  const Rule fail = k.window
-                        ? through_window(k.h, rkey, qp, q->pd, raddr, len, right, atomic, st)
-                        : through_mr(k.h, rkey, q->pd, raddr, len, right, atomic, st);
-  if (fail != Rule::remote_ok) [[unlikely]]
-    return remote_refused(*q, fail, st);
-  return out(fail, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
+  const auto c = check_remote<C>(qp, q->pd, rkey, raddr, len, right, atomic,
+                                 [this] {
+                                   return mutant_ == Mutant::range_mr_only
+                                              ? uint8_t{alt::remote_range::mr_only}
+                                              : knob(Knob::remote_range);
+                                 });
+  if (c.fail != Rule::remote_ok) [[unlikely]]
+    return remote_refused(*q, c.fail, WcStatus::kIBV_WC_REM_ACCESS_ERR);
+  if (!c.in_range) [[unlikely]]
+    return remote_refused(*q, Rule::remote_range, WcStatus::kIBV_WC_REM_ACCESS_ERR);
+  if (!c.aligned) [[unlikely]]
+    return remote_refused(*q, Rule::remote_atomic_align, WcStatus::kIBV_WC_REM_INV_REQ_ERR);
+  return out(Rule::remote_ok, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
 }
 
 Outcome Model::on_peer_write(const args::peer_write& a) {
@@ -648,6 +598,28 @@ Outcome Model::on_poll_cq(const args::poll_cq& a) {
     return o;
   }
   return out(Rule::poll_empty, Result::kEMPTY);
+}
+
+// ---- the state as bytes ----------------------------------------------------
+
+void Model::append_state(std::string& out) const {
+  const auto put = [&out](auto v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (const Buf& b : bufs_) put(b.live), put(b.len);
+  for (const Pd& p : pds_) put(p.live), put(p.users);
+  for (const Mr& m : mrs_)
+    put(m.live), put(m.key), put(m.next_key), put(m.pd), put(m.access), put(m.bound), put(m.va),
+        put(m.len), put(m.iova);
+  for (const Mw& w : mws_)
+    put(w.live), put(w.type), put(w.alloc_key), put(w.state), put(w.pd), put(w.rkey), put(w.cur),
+        put(w.prev), put(w.mr), put(w.mr_rkey), put(w.access), put(w.qp), put(w.addr), put(w.len);
+  for (const Qp& q : qps_) {
+    put(q.live), put(q.peer_err), put(q.sig_all), put(q.depth), put(q.count), put(q.pd),
+        put(q.type), put(q.state);
+    for (uint8_t i = 0; i < q.count; ++i) {  // the ring from its head: where it starts is no state
+      const Cqe& e = q.ring[(q.head + i) % kMaxDepth];
+      put(e.st), put(e.op), put(e.signaled), put(e.held), put(e.rule);
+    }
+  }
 }
 
 // ---- invariants ----------------------------------------------------------

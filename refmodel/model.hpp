@@ -15,7 +15,11 @@
 #include "refmodel/op.hpp"
 #include "refmodel/outcome.hpp"
 #include "refmodel/profile.hpp"
+#include "refmodel/rules.hpp"
 #include "refmodel/trace.hpp"
+#ifdef MWCHECK_BREAKABLE_MODEL
+#include "refmodel/broken_rules.hpp"
+#endif
 
 namespace mwc {
 
@@ -33,6 +37,13 @@ inline constexpr uint32_t kRdmaRegAccess[] = {
 #ifdef MWCHECK_BREAKABLE_MODEL
 inline namespace breakable {
 #endif
+// The domain the model's rule templates run on.
+#ifdef MWCHECK_BREAKABLE_MODEL
+using ModelDomain = Broken<Concrete>;  // tests only: one rule template may be broken
+#else
+using ModelDomain = Concrete;
+#endif
+
 class Model {
  public:
   // `mutant` switches one real bug on (mutants.def); none costs nothing.
@@ -44,7 +55,7 @@ class Model {
   Outcome step(const Op& op);
   // The same for an op given as its typed view (args::<name>), as the
   // streaming replay decodes it: no uniform Op record in between.
-#define OP(name, kind, summary)          \
+#define OP(name, bin, kind, summary)     \
   Outcome step(const args::name& a) {    \
     consulted_ = 0;                      \
     return on_##name(a);                 \
@@ -83,10 +94,81 @@ class Model {
   }
   // Returns the PD of QP qp (0 when it is no live QP).
   uint32_t qp_pd(uint32_t qp) const { return qp < qps_.size() ? qps_[qp].pd : 0; }
+  // The keys of window h: the device's rkey and the consumer's copy and the
+  // copy before it (all 0 when h is no live window).
+  struct MwKeys {
+    uint32_t rkey = 0, cur = 0, prev = 0;
+  };
+  // Returns window h's keys.
+  MwKeys mw_keys(uint32_t h) const {
+    if (h >= mws_.size() || !mws_[h].live) return {};
+    return {mws_[h].rkey, mws_[h].cur, mws_[h].prev};
+  }
+  // Returns MR h's rkey (0 when h is no live MR).
+  uint32_t mr_rkey(uint32_t h) const {
+    return h < mrs_.size() && mrs_[h].live ? mrs_[h].rkey(h) : 0;
+  }
+  // Appends the state (every table, field by field) to `out`: equal bytes,
+  // equal states. For the trace prover's visited set.
+  void append_state(std::string& out) const;
   // Returns the rkey an rkey reference names now.
   uint32_t rkey_of(const Arg& r) const;
   // Returns the address an address reference names now.
   uint64_t addr_of(const Arg& a) const;
+  // What the checks of a remote access come to: the first check the state
+  // decides against (key, PD, type 2 QP, rights, MR), or remote_ok; then
+  // the checks of the request's own values as terms of domain D.
+  template <class D>
+  struct RemoteCheck {
+    Rule fail;
+    typename D::Bool in_range;  // remote_range
+    typename D::Bool aligned;   // remote_atomic_align (true but for atomics)
+  };
+  // Returns the checks of `right` on [raddr, raddr+len) through `rkey` by QP
+  // qp of PD pd, with the address and length in domain D: the model runs
+  // it on Concrete, the trace prover (smt/traces) on Z3 terms, so what is
+  // explored is what runs. range_alt() gives the remote_range alternative;
+  // it is called only once the range is checked (the model consults the
+  // knob then).
+  template <class D, class RangeAlt>
+  [[gnu::always_inline]] RemoteCheck<D> check_remote(uint32_t qp, uint32_t pd, uint32_t rkey,
+                                                     const typename D::U64& raddr,
+                                                     const typename D::U64& len, uint32_t right,
+                                                     bool atomic, RangeAlt range_alt) const {
+    using C = ModelDomain;
+    const auto yes = D::lit(0) == D::lit(0);
+    const auto refuse = [&](Rule r) { return RemoteCheck<D>{r, yes, yes}; };
+    const layout::KeyObject k = layout::key_object(rkey);
+    if (k.window) {
+      const Mw* w = k.h < mws_.size() && mws_[k.h].live ? &mws_[k.h] : nullptr;
+      if (!w || w->rkey != rkey || w->state != MwState::Bound) [[unlikely]]
+        return refuse(Rule::remote_rkey);
+      if (w->pd != pd) [[unlikely]]
+        return refuse(Rule::remote_pd);
+      if (w->type == 2 && w->qp != qp) [[unlikely]]
+        return refuse(Rule::remote_type2_qp);
+      if (!rules::grants<C>(w->access, right)) [[unlikely]]
+        return refuse(Rule::remote_access);
+      const Mr* m = w->mr < mrs_.size() ? &mrs_[w->mr] : nullptr;
+      if (!m || !m->live || m->rkey(w->mr) != w->mr_rkey) [[unlikely]]
+        return refuse(Rule::remote_mr_live);
+      const auto zb = D::lit((w->access & acc::ZERO_BASED) != 0) == D::lit(1);
+      return {Rule::remote_ok,
+              rules::remote_range_ok<D>(raddr, len, zb, D::lit(w->addr), D::lit(w->len),
+                                        D::lit(m->iova), D::lit(m->len), range_alt()),
+              atomic ? rules::atomic_aligned<D>(rules::translate<D>(raddr, zb, D::lit(w->addr)))
+                     : yes};
+    }
+    const Mr* m = k.h < mrs_.size() ? &mrs_[k.h] : nullptr;
+    if (!m || !m->live || m->rkey(k.h) != rkey) [[unlikely]]
+      return refuse(Rule::remote_rkey);
+    if (m->pd != pd) [[unlikely]]
+      return refuse(Rule::remote_pd);
+    if (!rules::grants<C>(m->access, right)) [[unlikely]]
+      return refuse(Rule::remote_access);
+    return {Rule::remote_ok, rules::range_within<D>(raddr, len, D::lit(m->iova), D::lit(m->len)),
+            atomic ? rules::atomic_aligned<D>(raddr) : yes};
+  }
   // Returns the alternative the remote range check takes (knob or mutant).
   uint8_t remote_range_alt() const {
     return mutant_ == Mutant::range_mr_only ? uint8_t{alt::remote_range::mr_only}
@@ -94,7 +176,7 @@ class Model {
   }
 
   // Handlers, one per op of the op table (called through dispatch()).
-#define OP(name, kind, summary) Outcome on_##name(const args::name& a);
+#define OP(name, bin, kind, summary) Outcome on_##name(const args::name& a);
   MWC_OPS(OP)
 #undef OP
 
@@ -162,10 +244,6 @@ class Model {
   uint32_t resolve_rkey(const Arg& r) const;
   Outcome remote(uint32_t qp, const Arg& rkey, const Arg& addr, uint64_t len, uint32_t right,
                  bool atomic);
-  Rule through_window(uint32_t h, uint32_t rkey, uint32_t qp, uint32_t pd, uint64_t raddr,
-                      uint64_t len, uint32_t right, bool atomic, WcStatus& st);
-  Rule through_mr(uint32_t h, uint32_t rkey, uint32_t pd, uint64_t raddr, uint64_t len,
-                  uint32_t right, bool atomic, WcStatus& st) const;
   [[gnu::cold]] Outcome remote_unserved(uint32_t qp, uint32_t right);
   [[gnu::cold]] Outcome remote_refused(Qp& q, Rule fail, WcStatus st);
   [[gnu::cold]] Outcome transport_refused(Qp& q);

@@ -15,14 +15,42 @@
 
 namespace mwc::mwb {
 
-// Record codes: below kOpCount an op; then an expectation of the op before
-// it; then a comment. A code byte is read modulo kCodeCount.
+// Record codes, in memory only: below kOpCount an op (its OpCode); then an
+// expectation of the op before it; then a comment; then (version 2 on) the
+// compact and folded codes below. A file's code bytes are not these: each
+// version maps its bytes onto them (Format, below), so the order of ops.def
+// never reaches a file.
 inline constexpr uint8_t kExpectCode = kOpCount;
 inline constexpr uint8_t kCommentCode = kOpCount + 1;
 inline constexpr int kCodeCount = kOpCount + 2;
 inline constexpr size_t kExpectSize = 1 + 6;
 inline constexpr size_t kCommentSize = 1 + 9;
 inline constexpr uint8_t kAny = 0xff;  // a pattern part left out
+
+// Each op's binary code (ops.def, column 2), by OpCode.
+inline constexpr std::array<uint8_t, kOpCount> kMwbCodeOf = {
+#define OP(name, bin, kind, summary) bin,
+    MWC_OPS(OP)
+#undef OP
+};
+// Returns whether the binary codes are unique and dense (0..kOpCount-1):
+// every op its own code, every code an op.
+constexpr bool mwb_codes_unique_and_dense() {
+  std::array<bool, kOpCount> seen{};
+  for (const uint8_t c : kMwbCodeOf) {
+    if (c >= kOpCount || seen[c]) return false;
+    seen[c] = true;
+  }
+  return true;
+}
+static_assert(mwb_codes_unique_and_dense(),
+              "ops.def: two ops share a binary code, or a code is skipped (codes are append-only)");
+// The op of each binary code.
+inline constexpr std::array<OpCode, kOpCount> kOpOfMwbCode = [] {
+  std::array<OpCode, kOpCount> o{};
+  for (int i = 0; i < kOpCount; ++i) o[kMwbCodeOf[i]] = static_cast<OpCode>(i);
+  return o;
+}();
 
 // Returns the encoded size of a field of kind k.
 constexpr size_t kind_size(FieldKind k) {
@@ -41,19 +69,12 @@ constexpr size_t kind_size(FieldKind k) {
   }
 }
 
-// The record code of each code byte (the byte modulo kCodeCount).
-inline constexpr std::array<uint8_t, 256> kCodeOf = [] {
-  std::array<uint8_t, 256> c{};
-  for (int b = 0; b < 256; ++b) c[b] = static_cast<uint8_t>(b % kCodeCount);
-  return c;
-}();
-
-// Size in bytes of each record, code byte included, indexed by code.
+// Size in bytes of each record, code byte included, indexed by record code.
 inline constexpr std::array<uint8_t, kCodeCount> kRecordSize = [] {
   std::array<uint8_t, kCodeCount> s{};
   int i = 0;
 #define MWC_SIZE(kind, fname, mode, def, lo, hi) +kind_size(FieldKind::kind)
-#define OP(name, kind, summary) s[i++] = static_cast<uint8_t>(1 MWC_FIELDS_##name(MWC_SIZE));
+#define OP(name, bin, kind, summary) s[i++] = static_cast<uint8_t>(1 MWC_FIELDS_##name(MWC_SIZE));
   MWC_OPS(OP)
 #undef OP
 #undef MWC_SIZE
@@ -74,7 +95,7 @@ inline constexpr std::array<HandleKind, kOpCount> kAnchorKind = [] {
   std::array<HandleKind, kOpCount> a{};
   int i = 0;
 #define MWC_FIRST(kind, fname, mode, def, lo, hi) FieldKind::kind,
-#define OP(name, kind, summary) \
+#define OP(name, bin, kind, summary) \
   a[i++] = handle_kind(std::array{MWC_FIELDS_##name(MWC_FIRST)}[0]);
   MWC_OPS(OP)
 #undef OP
@@ -173,7 +194,7 @@ inline void decode_fields(const uint8_t* p, const Caps& caps, Op& op);
 #define MWC_DEC(kind, fname, mode, def, lo, hi)                                       \
   detail::decode_field<FieldKind::kind, FieldMode::mode, lo, hi>(p, op.a[i++], caps); \
   p += kind_size(FieldKind::kind);
-#define OP(name, kind, summary)                                                         \
+#define OP(name, bin, kind, summary)                                                    \
   template <>                                                                           \
   inline void decode_fields<OpCode::name>(const uint8_t* p, const Caps& caps, Op& op) { \
     int i = 0;                                                                          \
@@ -189,7 +210,7 @@ MWC_OPS(OP)
 inline void decode_op(OpCode c, const uint8_t* p, const Caps& caps, Op& op) {
   op.code = c;
   switch (c) {
-#define OP(name, kind, summary) \
+#define OP(name, bin, kind, summary) \
   case OpCode::name:            \
     return decode_fields<OpCode::name>(p, caps, op);
     MWC_OPS(OP)
@@ -326,24 +347,58 @@ constexpr OpCode full_op(uint8_t code, uint64_t* word = nullptr) {
   return static_cast<OpCode>((code - kFoldBase) >> 1);
 }
 
-// The record codes and sizes of one version of the format.
+// ---- versions: code bytes -------------------------------------------------
+//
+// A version of the format pins the op codes it knows, n, and lays out its
+// code bytes as: op codes 0..n-1 (ops.def, column 2); an expectation; a
+// comment; from version 2, the compact codes (two per hot op, bare then
+// folded), then two folded codes per op code (2k + 0 for `OK`, 2k + 1 for
+// the usual outcome). Any other byte is read modulo the number of codes in
+// use, so every byte string means the same trace in a version for ever: a
+// new op (code n) needs a new version that knows n + 1 codes.
 struct Format {
   uint16_t version;
-  int code_count;
+  int op_codes;    // op codes it knows: 0..op_codes-1
+  int code_count;  // code bytes in use; any other is read modulo this
   std::array<uint8_t, 256> code_of;  // a code byte's record code
+  std::array<uint8_t, 256> byte_of;  // a record code's code byte (writing)
   std::array<uint8_t, 256> size;     // a record code's size, code byte included
+  // Returns whether the version has a code for an op.
+  constexpr bool knows(OpCode c) const { return kMwbCodeOf[static_cast<int>(c)] < op_codes; }
 };
-constexpr Format make_format(uint16_t version) {
-  Format f{version, version >= 2 ? kCodeCount2 : kCodeCount, {}, {}};
-  for (int b = 0; b < 256; ++b) f.code_of[b] = static_cast<uint8_t>(b % f.code_count);
+constexpr Format make_format(uint16_t version, int n) {
+  Format f{version, n, version >= 2 ? 3 * n + 2 + 2 * kCompactOpCount : n + 2, {}, {}, {}};
+  std::array<uint8_t, 256> rec{};  // code byte (below code_count) -> record code
+  for (int k = 0; k < n; ++k) rec[k] = static_cast<uint8_t>(kOpOfMwbCode[k]);
+  rec[n] = kExpectCode;
+  rec[n + 1] = kCommentCode;
+  if (version >= 2) {
+    for (int i = 0; i < 2 * kCompactOpCount; ++i) rec[n + 2 + i] = static_cast<uint8_t>(kCompactBase + i);
+    const int fold = n + 2 + 2 * kCompactOpCount;
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < 2; ++j)
+        rec[fold + 2 * k + j] = static_cast<uint8_t>(kFoldBase + 2 * static_cast<int>(kOpOfMwbCode[k]) + j);
+  }
+  for (int b = 0; b < 256; ++b) f.code_of[b] = rec[b % f.code_count];
+  for (int b = f.code_count - 1; b >= 0; --b) f.byte_of[rec[b]] = static_cast<uint8_t>(b);
   for (int c = 0; c < kCodeCount; ++c) f.size[c] = kRecordSize[c];
-  for (int c = kCodeCount; c < f.code_count; ++c)
+  for (int c = kCodeCount; c < kCodeCount2; ++c)
     f.size[c] = c < kFoldBase ? kCompactSize : kRecordSize[(c - kFoldBase) >> 1];
   return f;
 }
-inline constexpr Format kFormats[2] = {make_format(1), make_format(2)};
-// Returns the tables of a version (1 or 2).
-constexpr const Format& format(uint16_t version) { return kFormats[version >= 2 ? 1 : 0]; }
+// The op codes versions 1 to 3 know: the 26 ops ops.def held then.
+inline constexpr int kOpCodesV1 = 26;
+// Versions 1 to 3, oldest first; version 3 is version 2 plus the trailer.
+inline constexpr Format kFormats[] = {make_format(1, kOpCodesV1), make_format(2, kOpCodesV1),
+                                      make_format(3, kOpCodesV1)};
+inline constexpr uint16_t kNewestFormat = static_cast<uint16_t>(std::size(kFormats));
+static_assert(kFormats[kNewestFormat - 1].op_codes == kOpCount,
+              "ops.def has an op the newest .mwb version has no code for: add a version "
+              "(kFormats) that knows it, and keep the older ones as they are");
+// Returns the tables of a version (below 1 as 1, above the newest as the newest).
+constexpr const Format& format(uint16_t version) {
+  return kFormats[version < 1 ? 0 : version > kNewestFormat ? kNewestFormat - 1 : version - 1];
+}
 
 // A compact record's fields, handles reduced into the caps.
 struct Compact {
@@ -398,13 +453,14 @@ bool decode_any_op(const Format& f, const uint8_t* p, const Caps& caps, Op& op);
 
 // Appends the records of an op and its expectations in a version's form:
 // in version 2 a hot op whose first expectation is the usual fallback
-// folds it into a compact code.
+// folds it into a compact code. The version must know the op
+// (Format::knows): every version does today.
 void encode_op_with(const Op& op, std::span<const Expectation> es, std::vector<uint8_t>& out,
                     uint16_t version);
-// Appends the record of an op.
-void encode_op(const Op& op, std::vector<uint8_t>& out);
+// Appends the record of an op in format f.
+void encode_op(const Op& op, std::vector<uint8_t>& out, const Format& f);
 // Appends the record of an expectation (its op is the record before).
-void encode_expect(const Expectation& e, std::vector<uint8_t>& out);
+void encode_expect(const Expectation& e, std::vector<uint8_t>& out, const Format& f);
 // Appends a .mwb header for caps with a string table of strtab bytes.
 void encode_header(const Caps& caps, uint32_t strtab, std::vector<uint8_t>& out,
                    uint16_t version);

@@ -5,19 +5,19 @@ namespace {
 
 #define MWC_DESC(kind, fname, mode, def, lo, hi) \
   FieldDesc{#fname, FieldKind::kind, FieldMode::mode, def, lo, hi},
-#define OP(name, kind, summary) constexpr FieldDesc kFields_##name[] = {MWC_FIELDS_##name(MWC_DESC)};
+#define OP(name, bin, kind, summary) constexpr FieldDesc kFields_##name[] = {MWC_FIELDS_##name(MWC_DESC)};
 MWC_OPS(OP)
 #undef OP
 #undef MWC_DESC
 
 constexpr OpDesc kOps[] = {
-#define OP(name, kind, summary) {#name, OpKind::kind, summary, kFields_##name},
+#define OP(name, bin, kind, summary) {#name, OpKind::kind, summary, kFields_##name},
     MWC_OPS(OP)
 #undef OP
 };
 
 // Every op fits the fixed-size record.
-#define OP(name, kind, summary) \
+#define OP(name, bin, kind, summary) \
   static_assert(std::size(kFields_##name) <= kMaxFields, #name " has too many fields");
 MWC_OPS(OP)
 #undef OP

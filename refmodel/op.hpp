@@ -12,12 +12,12 @@
 namespace mwc {
 
 enum class OpCode : uint8_t {
-#define OP(name, kind, summary) name,
+#define OP(name, bin, kind, summary) name,
   MWC_OPS(OP)
 #undef OP
 };
 inline constexpr int kOpCount = 0
-#define OP(name, kind, summary) +1
+#define OP(name, bin, kind, summary) +1
     MWC_OPS(OP)
 #undef OP
     ;
@@ -91,7 +91,7 @@ Arg store(const typename Type<K>::type& x) {
   fname(load<FieldKind::kind>(op.a[i++])),
 #define MWC_VIEW_STORE(kind, fname, mode, def, lo, hi) \
   op.a[i++] = store<FieldKind::kind>(fname);
-#define OP(name, kind, summary)                                  \
+#define OP(name, bin, kind, summary)                             \
   struct name {                                                  \
     static constexpr OpCode code = OpCode::name;                 \
     MWC_FIELDS_##name(MWC_VIEW_MEMBER)                           \
@@ -120,7 +120,7 @@ MWC_OPS(OP)
 template <class Backend>
 auto dispatch(Backend& backend, const Op& op) {
   switch (op.code) {
-#define OP(name, kind, summary) \
+#define OP(name, bin, kind, summary) \
   case OpCode::name:            \
     return backend.on_##name(args::name{op});
     MWC_OPS(OP)

@@ -1,5 +1,7 @@
 #include "refmodel/outcome.hpp"
 
+#include "util/quote.hpp"
+
 #include <charconv>
 
 namespace mwc {
@@ -65,8 +67,8 @@ std::optional<Pattern> parse_pattern(std::string_view text, std::string& err, si
         return err = "key=+N takes N from 0 to 255", std::nullopt;
       p.key = static_cast<int16_t>(v);
     } else {
-      return err = "unknown outcome '" + std::string(tok.substr(0, 40)) + (tok.size() > 40 ? "..." : "") +
-                   "' (expected OK, an errno name, EMPTY, SKIP, IBV_WC_* or key=+N)",
+      return err = "unknown outcome " + quote(tok) +
+                   " (expected OK, an errno name, EMPTY, SKIP, IBV_WC_* or key=+N)",
              std::nullopt;
     }
     i = j;

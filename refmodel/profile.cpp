@@ -1,5 +1,7 @@
 #include "refmodel/profile.hpp"
 
+#include "util/quote.hpp"
+
 namespace mwc {
 namespace {
 
@@ -49,42 +51,62 @@ Profile profile(ProfileId id) {
   return p;
 }
 
+std::string profile_names() {
+  std::string all;
+  for (const auto& p : kProfiles) all += (all.empty() ? "" : ", ") + std::string(p.name);
+  return all;
+}
+
+namespace {
+// Returns a knob's alternatives as messages list them: "a, b".
+std::string alternative_names(const KnobDesc& k) {
+  std::string all;
+  for (const auto& a : k.alts) all += (all.empty() ? "" : ", ") + std::string(a.name);
+  return all;
+}
+}  // namespace
+
 std::optional<Profile> parse_profile(std::string_view spec, std::string& err) {
   const size_t plus = spec.find('+');
   const std::string_view base = spec.substr(0, plus);
   const auto id = profile_from_name(base);
   if (!id) {
-    err = "unknown profile '" + std::string(base) + "' (profiles: ibta, verbs, det, rxe, mlx5)";
+    err = "unknown profile " + quote(base) + " (profiles: " + profile_names() + ")";
     return std::nullopt;
   }
   Profile p = profile(*id);
   p.name = std::string(spec);
-  std::string_view rest = plus == std::string_view::npos ? "" : spec.substr(plus + 1);
-  while (!rest.empty()) {
+  if (plus == std::string_view::npos) return p;
+  std::string_view rest = spec.substr(plus + 1);
+  // Each '+' adds one knob=alternative; none after it ("rxe+") is a mistake.
+  for (bool more = true; more;) {
     const size_t next = rest.find('+');
     const std::string_view item = rest.substr(0, next);
-    rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
+    more = next != std::string_view::npos;
+    rest = more ? rest.substr(next + 1) : "";
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
-      err = "expected knob=alternative, got '" + std::string(item) + "'";
+      err = "expected knob=alternative after '+' in " + quote(spec) + ", got " + quote(item);
       return std::nullopt;
     }
     const auto k = knob_from_name(item.substr(0, eq));
     if (!k) {
-      err = "unknown knob '" + std::string(item.substr(0, eq)) + "'";
+      std::string knobs;
+      for (const auto& kd : kKnobs) knobs += (knobs.empty() ? "" : ", ") + std::string(kd.name);
+      err = "unknown knob " + quote(item.substr(0, eq)) + " (knobs: " + knobs + ")";
       return std::nullopt;
     }
-    const auto& alts = kKnobs[static_cast<int>(*k)].alts;
+    const KnobDesc& kd = kKnobs[static_cast<int>(*k)];
     bool found = false;
-    for (size_t a = 0; a < alts.size(); ++a) {
-      if (alts[a].name == item.substr(eq + 1)) {
+    for (size_t a = 0; a < kd.alts.size(); ++a) {
+      if (kd.alts[a].name == item.substr(eq + 1)) {
         p.v[static_cast<int>(*k)] = static_cast<uint8_t>(a);
         found = true;
       }
     }
     if (!found) {
-      err = "knob '" + std::string(item.substr(0, eq)) + "' has no alternative '" +
-            std::string(item.substr(eq + 1)) + "'";
+      err = "knob " + quote(item.substr(0, eq)) + " has no alternative " + quote(item.substr(eq + 1)) +
+            " (alternatives: " + alternative_names(kd) + ")";
       return std::nullopt;
     }
   }

@@ -77,6 +77,8 @@ std::span<const ProfileDesc> profile_descs();
 // Returns the knob or profile with that name, or nothing.
 std::optional<Knob> knob_from_name(std::string_view n);
 std::optional<ProfileId> profile_from_name(std::string_view n);
+// Returns the profiles' names as messages list them: "ibta, verbs, ...".
+std::string profile_names();
 
 // A set of knob values. Profiles are the named columns of knobs.def; a
 // profile may also be adjusted knob by knob (`rxe+remote_range=window`).
@@ -89,7 +91,7 @@ struct Profile {
 // Returns the named profile.
 Profile profile(ProfileId id);
 // Parses "NAME" or "NAME+knob=alt+knob=alt". Returns the profile, or an
-// error message in `err`.
+// error message in `err` (input quoted, names from knobs.def).
 std::optional<Profile> parse_profile(std::string_view spec, std::string& err);
 
 }  // namespace mwc

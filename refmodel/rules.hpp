@@ -139,6 +139,30 @@ typename D::Bool mw_access_allowed(typename D::U64 mw_access, uint8_t knob) {
                    only_window && has_any<D>(mw_access, kWindowFlags & ~uint64_t{acc::ZERO_BASED}));
 }
 
+// The access checks of a bind with a non-zero length, in the order they
+// decide: the model refuses with the first that fails, the theorems state
+// their conjunction. Written once, here. A check that depends on a knob
+// names it; the walker reads the knob only when it reaches the check.
+template <class D>
+struct BindAccessCheck {
+  Rule rule;
+  Result err;
+  bool uses_knob;
+  Knob knob;
+  typename D::Bool (*holds)(typename D::U64 mw_access, typename D::U64 mr_access, uint8_t alt);
+};
+template <class D>
+inline constexpr BindAccessCheck<D> kBindAccessChain[] = {
+    {Rule::bind_mw_access, Result::kEINVAL, true, Knob::mw_access,
+     [](typename D::U64 mw, typename D::U64, uint8_t a) { return mw_access_allowed<D>(mw, a); }},
+    {Rule::bind_mr_mw_bind, Result::kEACCES, false, Knob::mw_access,
+     [](typename D::U64, typename D::U64 mr, uint8_t) { return mr_allows_binding<D>(mr); }},
+    {Rule::bind_local_write, Result::kEACCES, false, Knob::mw_access,
+     [](typename D::U64 mw, typename D::U64 mr, uint8_t) { return mw_write_backed<D>(mw, mr); }},
+    {Rule::bind_local_read, Result::kEACCES, true, Knob::local_read,
+     [](typename D::U64 mw, typename D::U64 mr, uint8_t a) { return mw_read_backed<D>(mw, mr, a); }},
+};
+
 // bind.range (C10-75): returns whether a window [addr, addr+len) lies inside
 // its MR, whose address space starts at iova.
 template <class D>

@@ -75,5 +75,24 @@ TEST(Rules, AtomicsNeedEightByteAlignment) {
   EXPECT_FALSE(rules::atomic_aligned<C>(0x1004));
 }
 
+TEST(Rules, TheBindAccessChainDecidesInOneOrder) {
+  // The order the model refuses in and the theorems conjoin (IBTA: the
+  // window's own flags, then C10-73, C10-74, then the read right).
+  std::vector<Rule> order;
+  for (const auto& c : rules::kBindAccessChain<C>) order.push_back(c.rule);
+  EXPECT_EQ(order, (std::vector<Rule>{Rule::bind_mw_access, Rule::bind_mr_mw_bind, Rule::bind_local_write,
+                                      Rule::bind_local_read}));
+  // A window asking for REMOTE_WRITE over an MR with neither MW_BIND nor
+  // LOCAL_WRITE fails two links; the first decides.
+  const auto first_failing = [](uint64_t mw, uint64_t mr) {
+    for (const auto& c : rules::kBindAccessChain<C>)
+      if (!c.holds(mw, mr, c.uses_knob ? profile(ProfileId::verbs)[c.knob] : 0)) return c.rule;
+    return Rule::bind_ok;
+  };
+  EXPECT_EQ(first_failing(acc::REMOTE_WRITE, acc::REMOTE_READ), Rule::bind_mr_mw_bind);
+  EXPECT_EQ(first_failing(acc::REMOTE_WRITE, acc::REMOTE_READ | acc::MW_BIND), Rule::bind_local_write);
+  EXPECT_EQ(first_failing(acc::REMOTE_READ, acc::MW_BIND | acc::LOCAL_WRITE), Rule::bind_ok);
+}
+
 }  // namespace
 }  // namespace mwc

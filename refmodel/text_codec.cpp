@@ -6,16 +6,12 @@
 
 #include "refmodel/layout.hpp"
 #include "refmodel/vocab.hpp"
+#include "util/quote.hpp"
 
 namespace mwc {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-// Returns a token as an error message quotes it: at most 40 characters.
-std::string shown(std::string_view s) {
-  return s.size() <= 40 ? std::string(s) : std::string(s.substr(0, 37)) + "...";
-}
 
 struct Fail {
   size_t col;  // 0-based offset in the line
@@ -89,16 +85,16 @@ std::string_view flag_prefix(FieldKind k) {
 std::optional<uint32_t> parse_handle(std::string_view s, HandleKind k, Fail& f) {
   const char prefix = kHandlePrefix[static_cast<int>(k)];
   if (s.size() < 2 || s[0] != prefix) {
-    f.msg = std::string("expected a handle '") + prefix + "N', got '" + shown(s) + "'";
+    f.msg = std::string("expected a handle '") + prefix + "N', got " + quote(s);
     return std::nullopt;
   }
   const auto v = parse_uint(s.substr(1));
   if (!v || (s[1] == '0' && s.size() > 2)) {
-    f.msg = "bad handle '" + shown(s) + "'";
+    f.msg = "bad handle " + quote(s);
     return std::nullopt;
   }
   if (*v >= kMaxCap[static_cast<int>(k)]) {
-    f.msg = "handle '" + shown(s) + "' is beyond the limit of " +
+    f.msg = "handle " + quote(s) + " is beyond the limit of " +
             std::to_string(kMaxCap[static_cast<int>(k)]) + " objects";
     return std::nullopt;
   }
@@ -131,7 +127,7 @@ BaseSplit split_base(std::string_view s) {
 
 bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
   const FieldKind k = fd.kind;
-  if (s.empty()) return f.msg = "missing value for '" + shown(fd.name) + "'", false;
+  if (s.empty()) return f.msg = "missing value for " + quote(fd.name), false;
   if (is_handle(k)) {
     const auto h = parse_handle(s, handle_kind(k), f);
     if (!h) return false;
@@ -141,9 +137,9 @@ bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
   switch (k) {
     case FieldKind::U64: {
       const auto v = parse_uint(s);
-      if (!v) return f.msg = "expected a number, got '" + shown(s) + "'", false;
+      if (!v) return f.msg = "expected a number, got " + quote(s), false;
       if (*v < fd.lo || *v > fd.hi)
-        return f.msg = std::string(fd.name) + "=" + shown(s) + " is outside " +
+        return f.msg = std::string(fd.name) + "=" + escaped(s) + " is outside " +
                        std::to_string(fd.lo) + ".." + fmt_uint(fd.hi),
                false;
       out.v = *v;
@@ -165,7 +161,7 @@ bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
         if (!found) {
           const auto v = parse_uint(t);
           if (!v || (*v & ~uint64_t{all_bits(table)}))
-            return f.col += i, f.msg = "unknown flag '" + shown(t) + "'", false;
+            return f.col += i, f.msg = "unknown flag " + quote(t), false;
           bits |= *v;
         }
         i = j + 1;
@@ -181,13 +177,13 @@ bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
         if (nv.name == t) return out.v = nv.value, true;
       std::string names;
       for (const auto& nv : flag_table(k)) names += (names.empty() ? "" : ", ") + std::string(nv.name);
-      return f.msg = "unknown " + std::string(fd.name) + " '" + shown(s) + "' (" + names + ")",
+      return f.msg = "unknown " + std::string(fd.name) + " " + quote(s) + " (" + names + ")",
              false;
     }
     case FieldKind::Addr: {
       if (s[0] >= '0' && s[0] <= '9') {
         const auto v = parse_uint(s);
-        if (!v) return f.msg = "bad address '" + shown(s) + "'", false;
+        if (!v) return f.msg = "bad address " + quote(s), false;
         out = Arg{*v, kNoHandle, static_cast<uint8_t>(AddrBase::Raw)};
         return true;
       }
@@ -197,14 +193,14 @@ bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
       if (hk == HandleKind::Buf) base = AddrBase::Buf;
       else if (hk == HandleKind::Mr) base = AddrBase::Mr;
       else if (hk == HandleKind::Mw) base = AddrBase::Mw;
-      else return f.msg = "an address is a number or b/m/wN[+-OFFSET], got '" + shown(s) + "'", false;
-      if (!sp.suffix.empty()) return f.msg = "unexpected '" + shown(sp.suffix) + "'", false;
+      else return f.msg = "an address is a number or b/m/wN[+-OFFSET], got " + quote(s), false;
+      if (!sp.suffix.empty()) return f.msg = "unexpected " + quote(sp.suffix), false;
       const auto h = parse_handle(sp.base, *hk, f);
       if (!h) return false;
       uint64_t off = 0;
       if (!sp.offset.empty()) {
         const auto o = parse_offset(sp.offset);
-        if (!o) return f.col += sp.base.size(), f.msg = "bad offset '" + shown(sp.offset) + "'", false;
+        if (!o) return f.col += sp.base.size(), f.msg = "bad offset " + quote(sp.offset), false;
         off = *o;
       }
       out = Arg{off, *h, static_cast<uint8_t>(base)};
@@ -213,7 +209,7 @@ bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
     case FieldKind::Rkey: {
       if (s[0] >= '0' && s[0] <= '9') {
         const auto v = parse_uint(s);
-        if (!v || *v > 0xffffffffu) return f.msg = "an rkey is a 32-bit number, got '" + shown(s) + "'", false;
+        if (!v || *v > 0xffffffffu) return f.msg = "an rkey is a 32-bit number, got " + quote(s), false;
         out = Arg{0, static_cast<uint32_t>(*v), static_cast<uint8_t>(RkeyBase::Raw)};
         return true;
       }
@@ -223,14 +219,14 @@ bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
       if (hk == HandleKind::Mw && sp.suffix.empty()) base = RkeyBase::MwCur;
       else if (hk == HandleKind::Mw && sp.suffix == ".prev") base = RkeyBase::MwPrev;
       else if (hk == HandleKind::Mr && sp.suffix.empty()) base = RkeyBase::Mr;
-      else return f.msg = "an rkey is a number, wN, wN.prev or mN (each may add +K to the key byte), got '" + shown(s) + "'", false;
+      else return f.msg = "an rkey is a number, wN, wN.prev or mN (each may add +K to the key byte), got " + quote(s), false;
       const auto h = parse_handle(sp.base, *hk, f);
       if (!h) return false;
       uint64_t d = 0;
       if (!sp.offset.empty()) {
         const auto o = parse_offset(sp.offset);
         if (!o || (*o > 255 && *o < uint64_t{0} - 255))
-          return f.col += sp.base.size() + sp.suffix.size(), f.msg = "bad key byte delta '" + shown(sp.offset) + "'", false;
+          return f.col += sp.base.size() + sp.suffix.size(), f.msg = "bad key byte delta " + quote(sp.offset), false;
         d = layout::key_byte(*o);
       }
       out = Arg{d, *h, static_cast<uint8_t>(base)};
@@ -239,12 +235,12 @@ bool parse_value(const FieldDesc& fd, std::string_view s, Arg& out, Fail& f) {
     case FieldKind::Key: {
       if (s[0] == '+' || s[0] == '-') {
         const auto o = parse_offset(s);
-        if (!o || (*o > 255 && *o < uint64_t{0} - 255)) return f.msg = "bad key delta '" + shown(s) + "'", false;
+        if (!o || (*o > 255 && *o < uint64_t{0} - 255)) return f.msg = "bad key delta " + quote(s), false;
         out = Arg{layout::key_byte(*o), kNoHandle, static_cast<uint8_t>(KeyBase::Rel)};
         return true;
       }
       const auto v = parse_uint(s);
-      if (!v || *v > 255) return f.msg = "a key byte is +N, -N (relative) or 0..255, got '" + shown(s) + "'", false;
+      if (!v || *v > 255) return f.msg = "a key byte is +N, -N (relative) or 0..255, got " + quote(s), false;
       out = Arg{*v, kNoHandle, static_cast<uint8_t>(KeyBase::Abs)};
       return true;
     }
@@ -327,11 +323,10 @@ std::optional<Fail> parse_expectations(std::string_view s, size_t col0, uint32_t
         while (!name.empty() && is_space(name.back())) name.remove_suffix(1);
         const auto p = profile_from_name(name);
         if (!p)
-          return Fail{at + k + lead_n, "unknown profile '" + shown(name) +
-                                           "' (profiles: ibta, verbs, det, rxe, mlx5)"};
+          return Fail{at + k + lead_n, "unknown profile " + quote(name) + " (profiles: " + profile_names() + ")"};
         const uint8_t bit = static_cast<uint8_t>(1u << static_cast<int>(*p));
         if (seen & bit)
-          return Fail{at + k + lead_n, "profile '" + shown(name) + "' has two expectations"};
+          return Fail{at + k + lead_n, "profile " + quote(name) + " has two expectations"};
         seen |= bit;
         e.profiles |= bit;
         k = l + 1;
@@ -427,7 +422,7 @@ std::variant<Trace, ParseError> parse_text(std::string_view text) {
       const std::string_view tok = body.substr(i, j - i);
       if (!have_name) {
         const int c = op_from_name(tok);
-        if (c == kOpCount) return error(i, "unknown op '" + shown(tok) + "'");
+        if (c == kOpCount) return error(i, "unknown op " + quote(tok));
         op = default_op(static_cast<OpCode>(c));
         fields = op_desc(op.code).fields.data();
         nfields = op_desc(op.code).fields.size();
@@ -441,14 +436,13 @@ std::variant<Trace, ParseError> parse_text(std::string_view text) {
           for (size_t k = 0; k < nfields; ++k)
             if (fields[k].name == key && fields[k].mode != FieldMode::Pos) fi = k;
           if (fi == nfields)
-            return error(i, "op '" + shown(op_desc(op.code).name) + "' has no field '" +
-                                std::string(key) + "'");
+            return error(i, "op " + quote(op_desc(op.code).name) + " has no field " + quote(key));
           value = tok.substr(eq + 1);
           value_col = i + eq + 1;
         } else {
           while (next_pos < nfields && fields[next_pos].mode != FieldMode::Pos) ++next_pos;
           if (next_pos >= nfields)
-            return error(i, "unexpected '" + shown(tok) + "' (fields are name=value)");
+            return error(i, "unexpected " + quote(tok) + " (fields are name=value)");
           fi = next_pos++;
         }
         if (given & (1u << fi)) return error(i, "field '" + std::string(fields[fi].name) + "' given twice");
@@ -461,7 +455,7 @@ std::variant<Trace, ParseError> parse_text(std::string_view text) {
     if (!have_name) return error(first, "'=>' needs an op before it");
     for (size_t k = 0; k < nfields; ++k) {
       if (fields[k].mode != FieldMode::Opt && !(given & (1u << k)))
-        return error(body.size(), "op '" + shown(op_desc(op.code).name) + "' needs " +
+        return error(body.size(), "op " + quote(op_desc(op.code).name) + " needs " +
                                       (fields[k].mode == FieldMode::Pos ? "its " : "field ") +
                                       std::string(fields[k].name));
     }

@@ -163,7 +163,7 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
 template <bool V2>
 [[gnu::always_inline]] inline Outcome Engine::run(uint8_t code, const uint8_t* p) {
   switch (static_cast<OpCode>(code)) {
-#define OP(name, kind, summary)                                   \
+#define OP(name, bin, kind, summary)                              \
   case OpCode::name:                                              \
     if constexpr (V2)                                             \
       return fast_.run(mwb::decode_view<args::name>(p, caps_));   \

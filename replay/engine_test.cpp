@@ -66,6 +66,13 @@ void expect_same(const Verdicts& a, const Verdicts& b, const std::string& what) 
   }
 }
 
+// Returns the record bytes of a .mwb image (no header, string table or trailer).
+std::span<const uint8_t> records_of(const std::vector<uint8_t>& mwb) {
+  const auto h = std::get<MwbHeader>(decode_header(mwb));
+  const size_t after = h.strtab + (has_trailer(h.version) ? kMwbTrailerSize : 0);
+  return std::span(mwb).subspan(kMwbHeaderSize, mwb.size() - kMwbHeaderSize - after);
+}
+
 // Feeds the records in pieces of `step` bytes, as a reader at a chunk
 // boundary would, and returns the engine's verdicts and outcomes.
 Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Profile& p, int column, size_t step,
@@ -74,10 +81,10 @@ Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Profile& p, int col
   Engine e(p, column, t.caps, static_cast<uint16_t>(mwb[4]));
   e.record_outcomes(&outs);
   std::vector<uint8_t> pending;
-  const size_t end = mwb.size() - (mwb[28] | mwb[29] << 8 | mwb[30] << 16 | mwb[31] << 24);
-  for (size_t at = kMwbHeaderSize; at < end; at += step) {
-    pending.insert(pending.end(), mwb.begin() + static_cast<long>(at),
-                   mwb.begin() + static_cast<long>(std::min(at + step, end)));
+  const auto rec = records_of(mwb);
+  for (size_t at = 0; at < rec.size(); at += step) {
+    const auto piece = rec.subspan(at, std::min(step, rec.size() - at));
+    pending.insert(pending.end(), piece.begin(), piece.end());
     pending.erase(pending.begin(), pending.begin() + static_cast<long>(e.feed(pending)));
   }
   return e.finish();
@@ -89,7 +96,7 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
   uint64_t mismatches = 0;
   for (const auto& f : files) {
     const Trace t = testing::parse_or_fail(testing::read_file(f));
-    for (const uint16_t version : {uint16_t{1}, uint16_t{2}})
+    for (const uint16_t version : {uint16_t{1}, uint16_t{2}, uint16_t{3}})
     for (const auto& u : unders()) {
       const auto mwb = encode_mwb(t, version);
       ModelBackend backend(parse(u.spec), u.column);
@@ -115,9 +122,7 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
 }
 
 // The record bytes of a .mwb image, as a replay source.
-uint64_t body_size(const std::vector<uint8_t>& mwb) {
-  return mwb.size() - kMwbHeaderSize - (mwb[28] | mwb[29] << 8 | mwb[30] << 16 | mwb[31] << 24);
-}
+uint64_t body_size(const std::vector<uint8_t>& mwb) { return records_of(mwb).size(); }
 Source memory(const std::vector<uint8_t>& mwb) {
   return [&mwb](uint64_t begin, uint64_t end, const Feed& feed) {
     feed(std::span(mwb).subspan(kMwbHeaderSize + begin, end - begin));
@@ -136,7 +141,7 @@ TEST(Engine, AnyRecordsReplayAsTheCodecDecodesThem) {
     for (auto& b : bytes) {
       b = static_cast<uint8_t>(rng());
       // Mostly compact records of version 2, so the fast path is reached.
-      if (version == 2 && rng() % 4 == 0) b = static_cast<uint8_t>(mwb::kCompactBase + rng() % 4);
+      if (version == 2 && rng() % 4 == 0) b = mwb::format(version).byte_of[mwb::kCompactBase + rng() % 4];
     }
     const Trace t = decode_records(bytes, caps, {}, version);
     const int column = static_cast<int>(rng() % kProfileCount);
@@ -303,6 +308,19 @@ TEST(Engine, BadFilesSayWhy) {
   std::ofstream(bad, std::ios::binary) << "MWTBxx";
   const ReplayRun r = replay_file(bad, parse("verbs"), 1, 2);
   EXPECT_NE(r.error.find(":1:1: error: truncated"), std::string::npos) << r.error;
+}
+
+// A trace of no ops on several threads: no piece of work, so no job (job
+// 0 of none used to run, on a partition that was never made), and one
+// engine that runs nothing.
+TEST(Engine, EmptyTraceReplaysOnThreads) {
+  const Source none = [](uint64_t, uint64_t, const Feed&) { return std::string(); };
+  for (const int threads : {1, 2, 4}) {
+    const ReplayRun run = replay_sharded(none, 0, Trace{}.caps, parse("verbs"), 1, threads);
+    EXPECT_EQ(run.error, "");
+    EXPECT_EQ(run.verdicts.ops, 0u);
+    EXPECT_EQ(run.shards, 1);
+  }
 }
 
 }  // namespace

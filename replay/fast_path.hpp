@@ -127,7 +127,7 @@ class FastPathT {
     last_mr_ = kNoHandle;
     switch (op.code) {
 #define MWC_TOUCH(kind, fname, mode, def, lo, hi) touch<FieldKind::kind>(op.a[i++]);
-#define OP(name, kind, summary) \
+#define OP(name, bin, kind, summary) \
   case OpCode::name: {          \
     int i = 0;                  \
     MWC_FIELDS_##name(MWC_TOUCH) \
@@ -183,7 +183,7 @@ class FastPathT {
     else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey) touch<K>(x);
   }
 #define MWC_TOUCH_V(kind, fname, mode, def, lo, hi) touch_field<FieldKind::kind>(v.fname);
-#define OP(name, kind, summary) \
+#define OP(name, bin, kind, summary) \
   void touch_view(const args::name& v) { MWC_FIELDS_##name(MWC_TOUCH_V) }
   MWC_OPS(OP)
 #undef OP

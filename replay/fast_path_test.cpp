@@ -1,5 +1,8 @@
 #include "replay/fast_path.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "refmodel/binary_codec.hpp"
@@ -28,15 +31,17 @@ std::vector<Profile> all_profiles() {
   return ps;
 }
 
-class VectorSink final : public TraceSink {
- public:
-  std::vector<uint8_t> bytes;
-  void begin(const Caps& c) override { mwb::encode_header(c, 0, bytes, kMwbVersion); }
-  void op(const Op& op, const std::vector<Expectation>& es) override {
-    mwb::encode_op_with(op, es, bytes, kMwbVersion);
-  }
-  bool end() override { return true; }
-};
+// Returns the .mwb file `gen` writes for o.
+std::vector<uint8_t> gen_bytes(const GenOptions& o) {
+  char* p = nullptr;
+  size_t n = 0;
+  std::FILE* f = open_memstream(&p, &n);
+  EXPECT_EQ(generate(o, *binary_sink(f)), "");
+  std::fclose(f);
+  std::vector<uint8_t> bytes(p, p + n);
+  std::free(p);
+  return bytes;
+}
 
 // Generated traces: few objects (so keys, windows and QPs meet), many
 // errors, churn, and each profile steering its expectations.
@@ -53,9 +58,7 @@ std::vector<Trace> generated() {
       o.mix = mix;
       o.pds = 2, o.mrs_per_pd = 3, o.mws_per_pd = 6, o.qps_per_pd = 2;
       o.error_permille = errors;
-      VectorSink s;
-      EXPECT_EQ(generate(o, s), "");
-      ts.push_back(std::get<Trace>(decode_mwb(s.bytes)));
+      ts.push_back(std::get<Trace>(decode_mwb(gen_bytes(o))));
     }
   return ts;
 }

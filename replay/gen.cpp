@@ -7,6 +7,7 @@
 #include <random>
 
 #include "refmodel/binary_codec.hpp"
+#include "refmodel/checksum.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/mwb_record.hpp"
 #include "refmodel/text_codec.hpp"
@@ -320,26 +321,30 @@ void Gen::step_on(OpCode c, const Ctx& x) {
   if (c == OpCode::alloc_mw) wins_[x.mw].live = o.ret == Result::kOK;
 }
 
-std::string Gen::run() {
-  std::array<uint32_t, kOpCount> weight{};
+// Returns how many objects of each kind o asks for.
+std::array<uint64_t, kHandleKinds> objects(const GenOptions& o) {
+  return {o.pds, o.pds, uint64_t{o.pds} * o.mrs_per_pd, uint64_t{o.pds} * o.mws_per_pd,
+          uint64_t{o.pds} * o.qps_per_pd};
+}
+
+// Sets the weights of the ops under o.mix and their total; returns the
+// error, or "".
+std::string weights(const GenOptions& o, std::array<uint32_t, kOpCount>& weight, uint64_t& total) {
+  weight = {};
   if (auto e = parse_mix(kDefaultMix, weight); !e.empty()) return e;
-  if (auto e = parse_mix(o_.mix, weight); !e.empty()) return e;
-  uint64_t total = 0;
+  if (auto e = parse_mix(o.mix, weight); !e.empty()) return e;
+  total = 0;
   for (const uint32_t w : weight) total += w;
-  if (total == 0) return "--mix leaves every op at weight 0";
-  if (o_.pds < 1 || o_.mrs_per_pd < 1 || o_.mws_per_pd < 1 || o_.qps_per_pd < 1)
-    return "every object count must be at least 1";
-  const uint64_t want[kHandleKinds] = {o_.pds, o_.pds, uint64_t{o_.pds} * o_.mrs_per_pd,
-                                       uint64_t{o_.pds} * o_.mws_per_pd,
-                                       uint64_t{o_.pds} * o_.qps_per_pd};
+  return total == 0 ? "--mix leaves every op at weight 0" : "";
+}
+
+std::string Gen::run() {
+  if (auto e = check_options(o_, sinks_.size()); !e.empty()) return e;
+  std::array<uint32_t, kOpCount> weight{};
+  uint64_t total = 0;
+  weights(o_, weight, total);
   Caps caps;
-  for (int k = 0; k < kHandleKinds; ++k) {
-    if (want[k] > kMaxCap[k])
-      return std::string("too many objects: a trace holds at most ") + std::to_string(kMaxCap[k]) +
-             " of kind '" + kHandlePrefix[k] + "'";
-    caps[k] = static_cast<uint32_t>(want[k]);
-  }
-  if (uint64_t{o_.mrs_per_pd} * kMrLen > MWC_LEN_MAX) return "too many MRs per PD for one buffer";
+  for (int k = 0; k < kHandleKinds; ++k) caps[k] = static_cast<uint32_t>(objects(o_)[k]);
   if (o_.expect == "all") {
     for (int c = 0; c < kProfileCount; ++c) {
       models_.emplace_back(profile(static_cast<ProfileId>(c)));
@@ -350,15 +355,12 @@ std::string Gen::run() {
     models_.emplace_back(profile(ProfileId::verbs));
   } else {
     std::string err;
-    auto p = parse_profile(o_.expect, err);
-    if (!p) return "--expect: " + err;
-    models_.emplace_back(*p);
+    models_.emplace_back(*parse_profile(o_.expect, err));
     cols_.push_back(-1);
   }
   for (auto& m : models_) m.reset(caps);
   wins_.assign(caps[3], Win{});
   regs_.assign(caps[2], Reg{});
-  if (sinks_.empty() || sinks_.size() > o_.pds) return "want between 1 shard and one per PD";
   for (TraceSink* s : sinks_) s->begin(caps);
 
   // Every PD with its buffer, MRs, windows and QPs; every window bound.
@@ -388,26 +390,37 @@ std::string Gen::run() {
   return written ? "" : "cannot write the trace";
 }
 
+// Streams the trace in chunks; the trailer, written last, counts its ops
+// and checksums every byte before it, so no chunk is held back.
 class BinarySink final : public TraceSink {
  public:
   explicit BinarySink(std::FILE* f) : f_(f) {}
   void begin(const Caps& caps) override { mwb::encode_header(caps, 0, buf_, kMwbVersion); }
   void op(const Op& op, const std::vector<Expectation>& es) override {
     mwb::encode_op_with(op, es, buf_, kMwbVersion);
+    ++ops_;
     if (buf_.size() >= (1u << 20)) flush();
   }
   bool end() override {
-    flush();
+    sum_.update(buf_);
+    encode_trailer({ops_, sum_.digest()}, buf_);  // no comments: an empty string table
+    write();
     return ok_ && std::fflush(f_) == 0;
   }
 
  private:
   void flush() {
+    sum_.update(buf_);
+    write();
+  }
+  void write() {
     ok_ = ok_ && std::fwrite(buf_.data(), 1, buf_.size(), f_) == buf_.size();
     buf_.clear();
   }
   std::FILE* f_;
   std::vector<uint8_t> buf_;
+  Checksum sum_;
+  uint64_t ops_ = 0;
   bool ok_ = true;
 };
 
@@ -429,6 +442,25 @@ class TextSink final : public TraceSink {
 };
 
 }  // namespace
+
+std::string check_options(const GenOptions& o, size_t shards) {
+  std::array<uint32_t, kOpCount> weight{};
+  uint64_t total = 0;
+  if (auto e = weights(o, weight, total); !e.empty()) return e;
+  if (o.pds < 1 || o.mrs_per_pd < 1 || o.mws_per_pd < 1 || o.qps_per_pd < 1)
+    return "every object count must be at least 1";
+  for (int k = 0; k < kHandleKinds; ++k)
+    if (objects(o)[k] > kMaxCap[k])
+      return std::string("too many objects: a trace holds at most ") + std::to_string(kMaxCap[k]) +
+             " of kind '" + kHandlePrefix[k] + "'";
+  if (uint64_t{o.mrs_per_pd} * kMrLen > MWC_LEN_MAX) return "too many MRs per PD for one buffer";
+  if (o.expect != "all" && o.expect != "none") {
+    std::string err;
+    if (!parse_profile(o.expect, err)) return "--expect: " + err;
+  }
+  if (shards < 1 || shards > o.pds) return "want between 1 shard and one per PD";
+  return "";
+}
 
 std::unique_ptr<TraceSink> binary_sink(std::FILE* f) { return std::make_unique<BinarySink>(f); }
 std::unique_ptr<TraceSink> text_sink(std::FILE* f) { return std::make_unique<TextSink>(f); }

@@ -49,6 +49,10 @@ class TraceSink {
 std::unique_ptr<TraceSink> binary_sink(std::FILE* f);
 std::unique_ptr<TraceSink> text_sink(std::FILE* f);
 
+// Returns what is wrong with the options of a trace in `shards` shards, or
+// an empty string: every check generate() makes, made before any output
+// is opened.
+std::string check_options(const GenOptions& o, size_t shards = 1);
 // Generates a trace of exactly o.ops ops into `sink`. Returns an empty
 // string, or what is wrong with the options.
 std::string generate(const GenOptions& o, TraceSink& sink);

@@ -66,7 +66,7 @@ void Partition::add(const Op& op) {
   last_ = kNone;
   switch (op.code) {
 #define MWC_LINK(kind, fname, mode, def, lo, hi) link<FieldKind::kind>(op.a[i++], first);
-#define OP(name, kind, summary) \
+#define OP(name, bin, kind, summary) \
   case OpCode::name: {          \
     int i = 0;                  \
     MWC_FIELDS_##name(MWC_LINK) \

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -30,84 +31,143 @@ ssize_t read_full(int fd, uint8_t* p, size_t n) {
 }  // namespace
 
 Reader::Reader(const std::string& path, size_t chunk) : path_(path), chunk_(chunk) {
-  const auto fail = [&](size_t col, const std::string& what) {
-    error_ = path_ + ":1:" + std::to_string(col) + ": error: " + what;
-  };
   if (path == "-") {
     fd_ = 0;
   } else {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) { fail(1, std::string("cannot open: ") + std::strerror(errno)); return; }
+    if (fd_ < 0) { fail(0, std::string("cannot open: ") + std::strerror(errno)); return; }
     own_fd_ = true;
   }
   struct stat st {};
   regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular_) {  // the file starts where the descriptor stands (stdin need not be at 0)
+    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    regular_ = at >= 0 && at <= st.st_size;
+    start_ = regular_ ? static_cast<uint64_t>(at) : 0;
+    size_ = regular_ ? static_cast<uint64_t>(st.st_size) - start_ : 0;
+  }
   uint8_t h[kMwbHeaderSize];
   const ssize_t n = read_full(fd_, h, sizeof h);
-  if (n < 0) { fail(1, std::string("cannot read: ") + std::strerror(errno)); return; }
-  // The header is checked by the whole-trace decoder, so both say the same.
-  auto r = decode_mwb({h, static_cast<size_t>(n)});
-  if (auto* e = std::get_if<DecodeError>(&r)) { fail(e->offset + 1, e->message); return; }
-  for (int k = 0; k < kHandleKinds; ++k)
-    caps_[k] = std::clamp(static_cast<uint32_t>(mwb::detail::le(h + 8 + 4 * k, 4)), 1u, kMaxCap[k]);
-  strtab_ = static_cast<uint32_t>(mwb::detail::le(h + 28, 4));
-  version_ = static_cast<uint16_t>(mwb::detail::le(h + 4, 2));
-  if (regular_) {
-    const uint64_t body = static_cast<uint64_t>(st.st_size) - kMwbHeaderSize;
-    records_ = records_left_ = body - std::min<uint64_t>(strtab_, body);
+  if (n < 0) { read_error(); return; }
+  // The header is checked by the whole-trace decoder's own checks, so both say the same.
+  auto r = decode_header({h, static_cast<size_t>(n)});
+  if (auto* e = std::get_if<DecodeError>(&r)) { fail(e->offset, e->message); return; }
+  header_ = std::get<MwbHeader>(r);
+  for (int k = 0; k < kHandleKinds; ++k) caps_[k] = std::clamp(header_.caps[k], 1u, kMaxCap[k]);
+  sum_.update(h);
+  if (!regular_) return;
+  // A regular file's end is known now: one cut short is refused before any record runs.
+  if (auto e = check_size(header_, size_)) { fail(e->offset, e->message); return; }
+  uint64_t after = header_.strtab;
+  if (has_trailer(version())) {
+    std::array<uint8_t, kMwbTrailerSize> t{};
+    const off_t at = static_cast<off_t>(start_ + size_ - t.size());
+    const ssize_t got = ::pread(fd_, t.data(), t.size(), at);
+    if (got < 0) { read_error(); return; }
+    if (static_cast<size_t>(got) != t.size()) { fail(0, "cannot read: the file got shorter while read"); return; }
+    auto tr = decode_trailer(t, size_);
+    if (auto* e = std::get_if<DecodeError>(&tr)) { fail(e->offset, e->message); return; }
+    trailer_ = std::get<MwbTrailer>(tr);
+    after += kMwbTrailerSize;
   }
+  const uint64_t body = size_ - kMwbHeaderSize;
+  records_ = records_left_ = body - std::min(after, body);
 }
 
 Reader::~Reader() {
   if (own_fd_) ::close(fd_);
 }
 
+bool Reader::fail(uint64_t offset, const std::string& what) {
+  error_ = path_ + ":1:" + std::to_string(offset + 1) + ": error: " + what;
+  return false;
+}
+
+bool Reader::read_error() { return fail(0, std::string("cannot read: ") + std::strerror(errno)); }
+
 bool Reader::for_each_chunk(const std::function<size_t(std::span<const uint8_t>)>& feed,
                             uint64_t begin, uint64_t end) {
   if (!ok()) return false;
-  if (!regular_) {
-    error_ = path_ + ":1:1: error: cannot seek: not a regular file";
-    return false;
-  }
-  if (::lseek(fd_, static_cast<off_t>(kMwbHeaderSize + begin), SEEK_SET) < 0) {
-    error_ = path_ + ":1:1: error: cannot seek: " + std::strerror(errno);
-    return false;
-  }
+  if (!regular_) return fail(0, "cannot seek: not a regular file");
+  if (::lseek(fd_, static_cast<off_t>(start_ + kMwbHeaderSize + begin), SEEK_SET) < 0)
+    return fail(0, std::string("cannot seek: ") + std::strerror(errno));
   end = std::min(end, records_);
   records_left_ = end > begin ? end - begin : 0;
-  return for_each_chunk(feed);
+  return pump(feed, false);
 }
 
 bool Reader::for_each_chunk(const std::function<size_t(std::span<const uint8_t>)>& feed) {
-  if (!ok()) return false;
-  const size_t held = regular_ ? 0 : strtab_;
-  size_t lo = 0, hi = 0;
+  return ok() && pump(feed, has_trailer(version()));
+}
+
+bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check) {
+  // On a pipe the last `held` bytes may be the string table and trailer.
+  const size_t trailer = has_trailer(version()) ? kMwbTrailerSize : 0;
+  const size_t held = regular_ ? 0 : header_.strtab + trailer;
+  size_t lo = 0, hi = 0, summed = 0;  // buf_[lo, hi) unused; buf_[0, summed) in sum_
+  uint64_t got = 0;                   // bytes read after the header
   bool eof = false;
   while (!eof) {
     // Keep the unused tail, then fill up to one chunk more.
     if (lo) std::memmove(buf_.data(), buf_.data() + lo, hi - lo);
-    hi -= lo;
-    lo = 0;
+    hi -= lo, summed -= lo, lo = 0;
     size_t want = chunk_;
     if (regular_) want = static_cast<size_t>(std::min<uint64_t>(want, records_left_));
     if (buf_.size() < hi + want) buf_.resize(hi + want);
     const ssize_t n = want ? read_full(fd_, buf_.data() + hi, want) : 0;
-    if (n < 0) {
-      error_ = path_ + ":1:1: error: cannot read: " + std::strerror(errno);
-      return false;
-    }
+    if (n < 0) return read_error();
     hi += static_cast<size_t>(n);
+    got += static_cast<uint64_t>(n);
     if (regular_) records_left_ -= static_cast<uint64_t>(n);
     eof = static_cast<size_t>(n) < want || want == 0;
-    // On a pipe the last `held` bytes may be the string table.
     const size_t usable = hi > held ? hi - held : 0;
+    if (check && usable > summed) {
+      sum_.update({buf_.data() + summed, usable - summed});
+      summed = usable;
+    }
     if (usable > lo) {
       const size_t used = feed({buf_.data() + lo, usable - lo});
       lo += used;
       read_ += used;
     }
   }
+  if (!check) return true;
+  if (regular_) {  // the string table, then the trailer read at open
+    for (uint64_t left = header_.strtab; left > 0;) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk_));
+      if (buf_.size() < want) buf_.resize(want);
+      const ssize_t n = read_full(fd_, buf_.data(), want);
+      if (n < 0) return read_error();
+      if (static_cast<size_t>(n) != want) return fail(0, "cannot read: the file got shorter while read");
+      sum_.update({buf_.data(), want});
+      left -= want;
+    }
+    return finish(nullptr, 0, size_);
+  }
+  // A pipe: its end is known only now.
+  const uint64_t size = kMwbHeaderSize + got;
+  if (auto e = check_size(header_, size)) return fail(e->offset, e->message);
+  sum_.update({buf_.data() + summed, hi - trailer - summed});
+  return finish(buf_.data() + hi - trailer, trailer, size);
+}
+
+// Checks the trailer (the one at `tail`, or the one read at open) against
+// the checksum of every byte before it.
+bool Reader::finish(const uint8_t* tail, size_t tail_size, uint64_t size) {
+  if (tail) {
+    auto tr = decode_trailer(std::span<const uint8_t, kMwbTrailerSize>(tail, tail_size), size);
+    if (auto* e = std::get_if<DecodeError>(&tr)) return fail(e->offset, e->message);
+    trailer_ = std::get<MwbTrailer>(tr);
+  }
+  if (auto e = check_checksum(*trailer_, size, sum_.digest())) return fail(e->offset, e->message);
+  file_size_ = size;
   return true;
+}
+
+std::string Reader::check_ops(uint64_t ops) const {
+  if (!trailer_ || !file_size_) return "";
+  const auto e = mwc::check_ops(*trailer_, file_size_, ops);
+  return e ? path_ + ":1:" + std::to_string(e->offset + 1) + ": error: " + e->message : "";
 }
 
 }  // namespace mwc::replay

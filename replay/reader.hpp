@@ -1,21 +1,28 @@
 // Reads the records of a .mwb file in bounded chunks: a trace of any length
 // replays in the memory of one chunk. Works on regular files and on pipes
-// (the string table at the end is held back, as its size is in the header).
+// (what follows the records, string table and trailer, is held back: the
+// header says its size). A version 3 file is checked as it is read: a
+// regular file cut short is refused at once, a pipe at its end, and the
+// checksum of the whole file once every record was read.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "refmodel/binary_codec.hpp"
+#include "refmodel/checksum.hpp"
 #include "refmodel/trace.hpp"
 
 namespace mwc::replay {
 
 class Reader {
  public:
-  // Opens `path` ("-" is standard input) and reads the header. On failure
-  // ok() is false and error() says why, as FILE:1:COL: error: ...
+  // Opens `path` ("-" is standard input, read from where it stands) and
+  // reads the header. On failure ok() is false and error() says why, as
+  // FILE:1:COL: error: ... (COL the byte offset + 1).
   explicit Reader(const std::string& path, size_t chunk = size_t{1} << 20);
   ~Reader();
   Reader(const Reader&) = delete;
@@ -26,35 +33,49 @@ class Reader {
   // Returns the caps the header declares, clamped into [1, kMaxCap].
   const Caps& caps() const { return caps_; }
   // Returns the .mwb version of the file.
-  uint16_t version() const { return version_; }
-  // Returns whether the input can be read again (a regular file).
-  bool rereadable() const { return regular_; }
+  uint16_t version() const { return header_.version; }
+  // Returns whether the file can be read again by name (a regular file
+  // named by its path: standard input is read once, even from a file).
+  bool rereadable() const { return regular_ && path_ != "-"; }
 
   // Calls feed(records) with consecutive spans of record bytes until the
   // end; feed returns how many bytes it used (whole records), and the rest
   // comes again at the front of the next span. A truncated last record is
-  // dropped. Returns false after a read error (error() says which).
+  // dropped. Returns false after a read error or, in version 3, a file cut
+  // short or not as written (error() says which).
   bool for_each_chunk(const std::function<size_t(std::span<const uint8_t>)>& feed);
   // The same over the record bytes [begin, end) of a regular file, begin
-  // being where a record starts.
+  // being where a record starts (no checksum: not every byte is read).
   bool for_each_chunk(const std::function<size_t(std::span<const uint8_t>)>& feed, uint64_t begin,
                       uint64_t end);
   // Returns the number of record bytes of a regular file.
   uint64_t record_bytes() const { return records_; }
   // Returns the number of record bytes read so far.
   uint64_t bytes_read() const { return read_; }
+  // Returns the error of a file whose trailer does not count `ops` ops,
+  // after a whole pass (version 3), as error() would say it; or "".
+  std::string check_ops(uint64_t ops) const;
 
  private:
+  bool fail(uint64_t offset, const std::string& what);
+  bool read_error();
+  bool pump(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check);
+  bool finish(const uint8_t* tail, size_t tail_size, uint64_t size);
+
   std::string path_, error_;
   int fd_ = -1;
   bool regular_ = false, own_fd_ = false;
+  uint64_t start_ = 0;         // regular files: where the file starts in fd_
+  uint64_t size_ = 0;          // regular files: bytes from start_ to the end
   uint64_t records_ = 0;       // regular files: record bytes in all
   uint64_t records_left_ = 0;  // regular files: record bytes still to read
-  uint32_t strtab_ = 0;        // pipes: bytes held back at the end
   uint64_t read_ = 0;
   size_t chunk_;
+  MwbHeader header_;
   Caps caps_{1, 1, 1, 1, 1};
-  uint16_t version_ = 1;
+  std::optional<MwbTrailer> trailer_;  // version 3: read at open, or at the end of a pipe
+  Checksum sum_;                       // of every byte fed so far, header included
+  uint64_t file_size_ = 0;             // known after a whole pass
   std::vector<uint8_t> buf_;
 };
 

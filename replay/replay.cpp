@@ -11,9 +11,10 @@
 namespace mwc::replay {
 namespace {
 
-// Runs job(i) for i in [0, n), job(0) on this thread.
+// Runs job(i) for i in [0, n), job(0) on this thread; none when n is 0.
 template <class F>
 void on_threads(size_t n, F job) {
+  if (n == 0) return;
   std::vector<std::thread> pool;
   for (size_t i = 1; i < n; ++i) pool.emplace_back(job, i);
   job(0);
@@ -48,7 +49,7 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
   const size_t pieces = starts.size() - 1;
   std::vector<Partition> parts;
   std::vector<std::string> errors(std::max<size_t>(pieces, static_cast<size_t>(threads)));
-  if (threads > 1) {
+  if (threads > 1 && pieces > 0) {  // no record, no piece: one engine runs nothing
     parts.assign(pieces, Partition(caps, version));
     on_threads(pieces, [&](size_t s) {
       errors[s] = src(starts[s], starts[s + 1], [&](auto rec) { return parts[s].feed(rec); });
@@ -86,6 +87,7 @@ ReplayRun replay_file(const std::string& path, const Profile& p, int column, int
   if (!r.for_each_chunk([&](std::span<const uint8_t> rec) { return e.feed(rec); }))
     run.error = r.error();
   run.verdicts = e.finish();
+  if (run.error.empty()) run.error = r.check_ops(run.verdicts.ops);
   run.bytes = r.bytes_read();
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;

@@ -27,14 +27,13 @@ E bit(const E& v, uint32_t f) {
 E wide(const E& v) { return z3::zext(v, 1); }
 E fits32(const E& v) { return z3::ult(v, Sym::lit(uint64_t{1} << 32)); }
 
-// The access checks a non-zero-length bind passes under profile p, in the
-// model's order (bind.mw_access, bind.mr_mw_bind, bind.local_write,
-// bind.local_read).
+// The access checks a non-zero-length bind passes under profile p: the
+// conjunction of the chain the model walks (rules::kBindAccessChain).
 template <class D>
 E bind_access_ok(const E& mw, const E& mr, const Profile& p) {
-  return rules::mw_access_allowed<D>(mw, p[Knob::mw_access]) &&
-         rules::mr_allows_binding<D>(mr) && rules::mw_write_backed<D>(mw, mr) &&
-         rules::mw_read_backed<D>(mw, mr, p[Knob::local_read]);
+  E all = yes();
+  for (const auto& c : rules::kBindAccessChain<D>) all = all && c.holds(mw, mr, c.uses_knob ? p[c.knob] : 0);
+  return all;
 }
 
 // Returns the conjunction of f(profile) over the five profiles.

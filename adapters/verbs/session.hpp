@@ -60,7 +60,7 @@ class Session {
   // Executes one op on the device. Returns its outcome.
   Outcome step(const Op& op);
 
-#define OP(name, kind, summary) Outcome on_##name(const args::name& a);
+#define OP(name, bin, kind, summary) Outcome on_##name(const args::name& a);
   MWC_OPS(OP)
 #undef OP
 

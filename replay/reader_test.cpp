@@ -1,0 +1,166 @@
+#include "replay/reader.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "refmodel/binary_codec.hpp"
+#include "refmodel/test_util.hpp"
+#include "replay/engine.hpp"
+#include "replay/replay.hpp"
+
+namespace mwc::replay {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kTrace =
+    "# a comment, so the string table is not empty\n"
+    "buf b0 len=4096 => OK\nalloc_pd p0 => OK\n"
+    "reg_mr m0 pd=p0 addr=b0 len=4096 access=LOCAL_WRITE|REMOTE_READ|REMOTE_WRITE|MW_BIND => OK\n"
+    "create_qp q0 pd=p0 => OK\n"
+    "peer_write q0 rkey=m0 addr=m0+8 len=16 => IBV_WC_SUCCESS\n"
+    "peer_read q0 rkey=m0 addr=m0 len=16 => IBV_WC_SUCCESS\n";
+
+std::string write_file(const std::string& name, std::span<const uint8_t> bytes) {
+  const std::string path = (fs::temp_directory_path() / ("mwcheck_reader_test_" + name)).string();
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+// What a reader of `path` (or of a pipe carrying `bytes`) makes of a file:
+// the record bytes it fed, and its error.
+struct Read {
+  uint64_t fed = 0;
+  std::string error;
+};
+Read read_all(Reader& r) {
+  Read out;
+  if (r.ok()) r.for_each_chunk([&](std::span<const uint8_t> rec) { out.fed += rec.size(); return rec.size(); });
+  out.error = r.error();
+  return out;
+}
+Read read_path(const std::string& path, size_t chunk = 16) {
+  Reader r(path, chunk);
+  return read_all(r);
+}
+// Reads `bytes` as standard input from a pipe (what `cat f | mwcheck replay -` does).
+Read read_pipe(const std::vector<uint8_t>& bytes, size_t chunk = 16) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  std::thread writer([&] {
+    for (size_t at = 0; at < bytes.size();) {
+      const ssize_t n = ::write(fds[1], bytes.data() + at, std::min<size_t>(7, bytes.size() - at));
+      if (n <= 0) break;
+      at += static_cast<size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  const int saved = ::dup(0);
+  ::dup2(fds[0], 0);
+  ::close(fds[0]);
+  Read out;
+  {
+    Reader r("-", chunk);
+    out = read_all(r);
+  }
+  ::dup2(saved, 0);
+  ::close(saved);
+  writer.join();
+  return out;
+}
+
+uint64_t records_in(const std::vector<uint8_t>& mwb) {
+  const auto h = std::get<MwbHeader>(decode_header(mwb));
+  return mwb.size() - kMwbHeaderSize - h.strtab - (has_trailer(h.version) ? kMwbTrailerSize : 0);
+}
+
+TEST(Reader, FeedsTheRecordsOfEveryVersionFromFilesAndPipes) {
+  const Trace t = testing::parse_or_fail(kTrace);
+  for (const uint16_t version : {uint16_t{1}, uint16_t{2}, uint16_t{3}}) {
+    const auto bytes = encode_mwb(t, version);
+    const std::string path = write_file("v" + std::to_string(version) + ".mwb", bytes);
+    for (const Read& r : {read_path(path), read_pipe(bytes)}) {
+      EXPECT_EQ(r.error, "") << version;
+      EXPECT_EQ(r.fed, records_in(bytes)) << version;
+    }
+  }
+}
+
+// Version 3: a file cut anywhere is an error naming the file and the byte
+// where it ends, whether read from a file (at once) or a pipe (at its end).
+TEST(Reader, Version3FilesCutShortAreErrors) {
+  const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
+  for (size_t cut = kMwbHeaderSize; cut < bytes.size(); ++cut) {
+    const std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+    const std::string path = write_file("cut.mwb", part);
+    const std::string want = ":1:" + std::to_string(cut + 1) + ": error: truncated at byte " +
+                             std::to_string(cut);
+    {
+      Reader r(path);
+      EXPECT_FALSE(r.ok()) << cut;  // refused before any record is fed
+      EXPECT_NE(r.error().find(path + want), std::string::npos) << r.error();
+    }
+    const Read piped = read_pipe(part);
+    EXPECT_NE(piped.error.find("-" + want), std::string::npos) << cut << ": " << piped.error;
+  }
+}
+
+TEST(Reader, Version3BytesNotAsWrittenAreErrors) {
+  auto bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
+  bytes[kMwbHeaderSize + 3] ^= 1;  // a record's field
+  const std::string path = write_file("changed.mwb", bytes);
+  for (const Read& r : {read_path(path), read_pipe(bytes)}) {
+    EXPECT_NE(r.error.find(":1:" + std::to_string(bytes.size() - 8 + 1) + ": error: checksum mismatch"),
+              std::string::npos)
+        << r.error;
+  }
+  // A trailer that counts other ops: replay says so.
+  bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
+  std::vector<uint8_t> body(bytes.begin(), bytes.end() - kMwbTrailerSize);
+  encode_trailer({7, checksum(body)}, body);
+  const ReplayRun run = replay_file(write_file("count.mwb", body), profile(ProfileId::verbs), 1, 1);
+  EXPECT_NE(run.error.find("error: the trailer counts 7 ops, the records hold 6"), std::string::npos)
+      << run.error;
+}
+
+// Standard input redirected from a regular file is read from where it
+// stands, as a pipe is: `mwcheck replay - < f.mwb`, even after something
+// read the start of the file.
+TEST(Reader, StandardInputFromARegularFile) {
+  for (const uint16_t version : {uint16_t{2}, uint16_t{3}}) {
+    const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), version);
+    std::vector<uint8_t> prefixed = {'j', 'u', 'n', 'k', '\n'};
+    prefixed.insert(prefixed.end(), bytes.begin(), bytes.end());
+    const std::string path = write_file("stdin.mwb", prefixed);
+    const int saved = ::dup(0);
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::lseek(fd, 5, SEEK_SET), 5);
+    ::dup2(fd, 0);
+    ::close(fd);
+    Read r;
+    bool rereadable = true;
+    {
+      Reader reader("-");
+      rereadable = reader.rereadable();
+      r = read_all(reader);
+    }
+    ::dup2(saved, 0);
+    ::close(saved);
+    EXPECT_EQ(r.error, "") << version;
+    // The string table is no records (a reader that took the file to start
+    // at 0 fed 5 bytes of it).
+    EXPECT_EQ(r.fed, records_in(bytes)) << version;
+    EXPECT_FALSE(rereadable) << "'-' names no file to open again";
+  }
+}
+
+}  // namespace
+}  // namespace mwc::replay
