@@ -116,7 +116,7 @@ TEST(OpTable, ATypedBuilderMakesTheOpItsTextParsesTo) {
     b.fname = args::load<FieldKind::kind>(s.arg);                                     \
     text += FieldMode::mode == FieldMode::Pos ? " " + s.text : " " #fname "=" + s.text; \
   }
-#define OP(name, kind, summary)                                                      \
+#define OP(name, bin, kind, summary)                                                      \
   {                                                                                  \
     args::name b;                                                                    \
     EXPECT_EQ(b.to_op(), default_op(OpCode::name)) << #name;                         \
@@ -136,7 +136,7 @@ TEST(OpTable, ATypedBuilderMakesTheOpItsTextParsesTo) {
 // A view read from an op and turned back into one gives that very op, for
 // whatever op a byte string decodes to.
 struct BackToOp {
-#define OP(name, kind, summary) \
+#define OP(name, bin, kind, summary) \
   Op on_##name(const args::name& a) const { return a.to_op(); }
   MWC_OPS(OP)
 #undef OP
