@@ -79,15 +79,13 @@ DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& 
 
 Trace with_granted_depths(const Trace& t, const std::vector<uint32_t>& granted) {
   Trace r = t;
-  const auto& fields = op_desc(OpCode::create_qp).fields;
-  size_t depth = 0;
-  while (depth < fields.size() && fields[depth].name != "depth") ++depth;
   for (Op& op : r.ops) {
-    if (op.code != OpCode::create_qp || depth == fields.size()) continue;
-    const uint64_t asked = op.a[depth].v;
+    if (op.code != OpCode::create_qp) continue;
+    args::create_qp q{op};
+    const uint64_t asked = q.depth;
     if (asked < 1 || asked > granted.size()) continue;
     const uint64_t got = granted[asked - 1];
-    if (got > asked && got <= static_cast<uint64_t>(kMaxDepth)) op.a[depth].v = got;
+    if (got > asked && got <= static_cast<uint64_t>(kMaxDepth)) q.depth = got, op = q.to_op();
   }
   return r;
 }

@@ -5,43 +5,8 @@
 #include <fmt/format.h>
 
 namespace mwc::record {
-namespace {
 
-constexpr std::string_view kNames[] = {
-#define E(name, fields, summary) #name,
-    MWC_RECORD_EVENTS(E)
-#undef E
-};
-constexpr std::string_view kFieldLists[] = {
-#define E(name, fields, summary) fields,
-    MWC_RECORD_EVENTS(E)
-#undef E
-};
-
-// Returns field `i` of a space-separated list ("" past the end).
-std::string_view nth_field(std::string_view list, int i) {
-  for (; i > 0; --i) {
-    const size_t sp = list.find(' ');
-    if (sp == std::string_view::npos) return {};
-    list.remove_prefix(sp + 1);
-  }
-  return list.substr(0, list.find(' '));
-}
-
-}  // namespace
-
-std::string_view event_name(EventKind k) { return kNames[static_cast<int>(k)]; }
-std::string_view event_fields(EventKind k) { return kFieldLists[static_cast<int>(k)]; }
-
-uint64_t Event::operator[](std::string_view name) const {
-  const std::string_view list = event_fields(kind);
-  for (int i = 0; i < kMaxEventFields; ++i) {
-    const std::string_view f = nth_field(list, i);
-    if (f.empty()) break;
-    if (f == name) return v[i];
-  }
-  return 0;
-}
+std::string_view event_name(EventKind k) { return kEventNames[static_cast<int>(k)]; }
 
 std::variant<std::vector<Event>, ParseError> parse_log(std::string_view text) {
   std::vector<Event> out;
@@ -68,13 +33,16 @@ std::variant<std::vector<Event>, ParseError> parse_log(std::string_view text) {
     const size_t sp = line.find(' ');
     const std::string_view name = line.substr(0, sp);
     int k = 0;
-    while (k < kEventKinds && kNames[k] != name) ++k;
+    while (k < kEventKinds && kEventNames[k] != name) ++k;
     if (k == kEventKinds) return error(0, fmt::format("unknown event '{}'", name));
     Event e{static_cast<EventKind>(k), line_no, 0, {}};
     size_t at = name.size();
     uint64_t pid = 0;
+    const auto fields = kEventFields[k];
     for (int i = -1;; ++i) {
-      const std::string_view field = i < 0 ? std::string_view("pid") : nth_field(kFieldLists[k], i);
+      const std::string_view field = i < 0 ? std::string_view("pid")
+                                     : i < static_cast<int>(fields.size()) ? fields[i]
+                                                                           : std::string_view();
       if (field.empty()) {
         if (at < line.size()) return error(at, "more fields than the event has");
         break;

@@ -3,41 +3,48 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
-#include "record/events.def"
+#include "record/events.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::record {
 
-enum class EventKind : uint8_t {
-#define E(name, fields, summary) name,
-  MWC_RECORD_EVENTS(E)
-#undef E
-};
-inline constexpr int kEventKinds = 0
-#define E(name, fields, summary) +1
-    MWC_RECORD_EVENTS(E)
-#undef E
-    ;
-inline constexpr int kMaxEventFields = 16;
-
-// Returns an event kind's name and its fields in order (events.def).
+// Returns an event kind's name in the log.
 std::string_view event_name(EventKind k);
-std::string_view event_fields(EventKind k);
 
 struct Event {
   EventKind kind{};
   uint32_t line = 0;  // in the log, 1-based
   uint32_t pid = 0;   // the recorded process
-  std::array<uint64_t, kMaxEventFields> v{};
-  // Returns the value of field `name`; an unknown name is a programming
-  // error (caught by the converter's tests), answered with 0.
-  uint64_t operator[](std::string_view name) const;
+  std::array<uint64_t, kMaxEventFields> v{};  // in the order of the event's fields
+
+  // Returns the event as its typed struct: e.as<ev::mr>().rkey. Asking for
+  // another kind than the event's is a bug of the caller (std::logic_error).
+  template <class T>
+  T as() const {
+    if (kind != T::kind) throw std::logic_error("a " + std::string(event_name(kind)) + " event read as another");
+    return T::of(v);
+  }
 };
+
+// Calls f(ev::<kind>) with the event as its typed struct and returns what f
+// returns; a visitor without an overload for some event fails to compile.
+template <class F>
+decltype(auto) visit(const Event& e, F&& f) {
+  switch (e.kind) {
+#define E(name, summary) \
+  case EventKind::name:  \
+    return f(ev::name::of(e.v));
+    MWC_RECORD_EVENTS(E)
+#undef E
+  }
+  __builtin_unreachable();
+}
 
 // Returns the events of a log, or the first error in it (line and column).
 std::variant<std::vector<Event>, ParseError> parse_log(std::string_view text);

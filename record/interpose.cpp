@@ -25,30 +25,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <initializer_list>
 
-#include "record/events.def"
+#include "record/events.hpp"
 
 #undef ibv_reg_mr  // verbs.h makes these macros over the exported functions
 #undef ibv_reg_mr_iova
 
 namespace {
 
-enum class Ev {
-#define E(name, fields, summary) name,
-  MWC_RECORD_EVENTS(E)
-#undef E
-};
-constexpr const char* kName[] = {
-#define E(name, fields, summary) #name,
-    MWC_RECORD_EVENTS(E)
-#undef E
-};
-constexpr const char* kFields[] = {
-#define E(name, fields, summary) fields,
-    MWC_RECORD_EVENTS(E)
-#undef E
-};
+namespace ev = mwc::record::ev;
 
 // Calls made from inside a recorded call (a provider calling a verb, one
 // libibverbs entry point calling another) are the library's own.
@@ -76,29 +61,18 @@ int log_fd() {
   return fd;
 }
 
-// Writes one event line: the event's fields (events.def) with the n values
-// at v, in order.
-void emit(Ev ev, const uint64_t* v, size_t count) {
+// Writes one event's line (events.hpp).
+template <class T>
+void emit(const T& e) {
   const int saved = errno;
   const int fd = log_fd();
   if (fd >= 0) {
-    char line[640];
-    size_t n = static_cast<size_t>(
-        std::snprintf(line, sizeof line, "%s pid=%x", kName[static_cast<int>(ev)], unsigned(getpid())));
-    const char* f = kFields[static_cast<int>(ev)];
-    for (size_t i = 0; i < count; ++i) {
-      const char* end = std::strchr(f, ' ');
-      const int len = end ? static_cast<int>(end - f) : static_cast<int>(std::strlen(f));
-      n += static_cast<size_t>(std::snprintf(line + n, sizeof line - n, " %.*s=%llx", len, f,
-                                             static_cast<unsigned long long>(v[i])));
-      f = end ? end + 1 : f + len;
-    }
-    line[n++] = '\n';
+    char line[mwc::record::kMaxEventLine];
+    const size_t n = mwc::record::event_line(line, unsigned(getpid()), e);
     if (write(fd, line, n) < 0) { /* the program goes on unrecorded */ }
   }
   errno = saved;
 }
-void emit(Ev ev, std::initializer_list<uint64_t> values) { emit(ev, values.begin(), values.size()); }
 
 uint64_t u(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
@@ -145,7 +119,9 @@ const ibv_context_ops& orig(ibv_context* c) { return saved(c).ops; }
 ibv_mw* w_alloc_mw(ibv_pd* pd, ibv_mw_type type) {
   Outer o;
   ibv_mw* mw = orig(pd->context).alloc_mw(pd, type);
-  if (o.is) emit(Ev::mw, {u(pd), uint64_t(type), u(mw), mw ? mw->rkey : 0u, mw ? 0u : uint64_t(errno)});
+  if (o.is)
+    emit(ev::mw{.pd = u(pd), .type = uint64_t(type), .mw = u(mw), .rkey = mw ? mw->rkey : 0u,
+                .rc = mw ? 0u : uint64_t(errno)});
   return mw;
 }
 
@@ -153,7 +129,7 @@ int w_dealloc_mw(ibv_mw* mw) {
   Outer o;
   const uint64_t id = u(mw);
   const int rc = orig(mw->context).dealloc_mw(mw);
-  if (o.is) emit(Ev::mw_free, {id, uint64_t(rc)});
+  if (o.is) emit(ev::mw_free{.mw = id, .rc = uint64_t(rc)});
   return rc;
 }
 
@@ -162,8 +138,9 @@ int w_bind_mw(ibv_qp* qp, ibv_mw* mw, ibv_mw_bind* b) {
   const int rc = orig(qp->context).bind_mw(qp, mw, b);
   const ibv_mw_bind_info& i = b->bind_info;
   if (o.is)
-    emit(Ev::bind, {u(qp), u(mw), b->wr_id, b->send_flags, u(i.mr), i.addr, i.length,
-                    i.mw_access_flags, mw->rkey, uint64_t(rc)});
+    emit(ev::bind{.qp = u(qp), .mw = u(mw), .wr_id = b->wr_id, .flags = b->send_flags,
+                  .mr = u(i.mr), .addr = i.addr, .len = i.length, .access = i.mw_access_flags,
+                  .cur = mw->rkey, .rc = uint64_t(rc)});
   return rc;
 }
 
@@ -203,10 +180,12 @@ int w_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     const bool bind = w->opcode == IBV_WR_BIND_MW;
     const ibv_mw* mw = bind ? w->bind_mw.mw : nullptr;
     const ibv_mw_bind_info* bi = bind ? &w->bind_mw.bind_info : nullptr;
-    emit(Ev::send, {u(qp), w->wr_id, uint64_t(w->opcode), w->send_flags, len, raddr, rkey, inv,
-                    u(mw), bi ? u(bi->mr) : 0, bi ? bi->addr : 0, bi ? bi->length : 0,
-                    bi ? bi->mw_access_flags : 0u, bind ? w->bind_mw.rkey : 0u,
-                    mw ? mw->rkey : 0u, w == failed ? uint64_t(rc) : 0});
+    emit(ev::send{.qp = u(qp), .wr_id = w->wr_id, .opcode = uint64_t(w->opcode),
+                  .flags = w->send_flags, .len = len, .raddr = raddr, .rkey = rkey, .inv = inv,
+                  .mw = u(mw), .mr = bi ? u(bi->mr) : 0, .addr = bi ? bi->addr : 0,
+                  .blen = bi ? bi->length : 0, .access = bi ? bi->mw_access_flags : 0u,
+                  .key = bind ? w->bind_mw.rkey : 0u, .cur = mw ? mw->rkey : 0u,
+                  .rc = w == failed ? uint64_t(rc) : 0});
     if (w == failed) break;
   }
   return rc;
@@ -217,23 +196,20 @@ int w_poll_cq(ibv_cq* cq, int n, ibv_wc* wc) {
   const int got = orig(cq->context).poll_cq(cq, n, wc);
   if (o.is)
     for (int i = 0; i < got; ++i)
-      emit(Ev::wc, {wc[i].qp_num, wc[i].wr_id, uint64_t(wc[i].status), uint64_t(wc[i].opcode)});
+      emit(ev::wc{.num = wc[i].qp_num, .wr_id = wc[i].wr_id, .status = uint64_t(wc[i].status),
+                  .opcode = uint64_t(wc[i].opcode)});
   return got;
 }
 
 // ---- the extended QP: ibv_wr_* build a batch of requests on an ibv_qp_ex,
 // ibv_wr_complete posts it ---------------------------------------------------
 
-// The fields of a send event (events.def), by position.
-enum SendField { kQp, kWrId, kOpcode, kFlags, kLen, kRaddr, kRkey, kInv, kMw, kMr, kAddr, kBlen,
-                 kAccess, kKey, kCur, kRc, kSendFields };
-
 // Each extended QP's own builders, and the requests built since wr_start.
 constexpr int kMaxQpx = 256, kMaxBatch = 64;
 struct Qpx {
   ibv_qp_ex* qpx;  // null: a free slot
   ibv_qp_ex orig;  // the provider's function pointers
-  uint64_t batch[kMaxBatch][kSendFields];
+  ev::send batch[kMaxBatch];
   int n;
   const ibv_mw* mw[kMaxBatch];  // a bind's window, whose rkey is read after posting
 };
@@ -248,17 +224,16 @@ Qpx& qpx_of(ibv_qp_ex* q) {
   std::abort();
 }
 
-// Appends a request of the batch; returns its fields (null past kMaxBatch:
+// Appends a request of the batch; returns its event (null past kMaxBatch:
 // the rest of a huge batch goes unrecorded).
-uint64_t* built(Qpx& x, ibv_qp_ex* q, ibv_wr_opcode op) {
+ev::send* built(Qpx& x, ibv_qp_ex* q, ibv_wr_opcode op) {
   if (x.n == kMaxBatch) return nullptr;
   x.mw[x.n] = nullptr;
-  uint64_t* f = x.batch[x.n++];
-  std::memset(f, 0, sizeof x.batch[0]);
-  f[kQp] = u(&q->qp_base), f[kWrId] = q->wr_id, f[kOpcode] = op, f[kFlags] = q->wr_flags;
+  ev::send* f = &x.batch[x.n++];
+  *f = ev::send{.qp = u(&q->qp_base), .wr_id = q->wr_id, .opcode = op, .flags = q->wr_flags};
   return f;
 }
-uint64_t* last(Qpx& x) { return x.n ? x.batch[x.n - 1] : nullptr; }
+ev::send* last(Qpx& x) { return x.n ? &x.batch[x.n - 1] : nullptr; }
 
 void x_start(ibv_qp_ex* q) {
   Qpx& x = qpx_of(q);
@@ -276,16 +251,16 @@ int x_complete(ibv_qp_ex* q) {
   const int rc = x.orig.wr_complete(q);
   // A failed batch is refused at its first request, as ibv_post_send's is.
   for (int i = 0; o.is && i < x.n; ++i) {
-    if (x.mw[i]) x.batch[i][kCur] = x.mw[i]->rkey;
-    x.batch[i][kRc] = uint64_t(rc);
-    emit(Ev::send, x.batch[i], kSendFields);
+    if (x.mw[i]) x.batch[i].cur = x.mw[i]->rkey;
+    x.batch[i].rc = uint64_t(rc);
+    emit(x.batch[i]);
     if (rc) break;
   }
   x.n = 0;
   return rc;
 }
 void x_rdma(ibv_qp_ex* q, ibv_wr_opcode op, uint32_t rkey, uint64_t raddr) {
-  if (uint64_t* f = built(qpx_of(q), q, op)) f[kRkey] = rkey, f[kRaddr] = raddr;
+  if (ev::send* f = built(qpx_of(q), q, op)) f->rkey = rkey, f->raddr = raddr;
 }
 void x_rdma_write(ibv_qp_ex* q, uint32_t rkey, uint64_t raddr) {
   qpx_of(q).orig.wr_rdma_write(q, rkey, raddr);
@@ -316,7 +291,7 @@ void x_send_imm(ibv_qp_ex* q, __be32 imm) {
   built(qpx_of(q), q, IBV_WR_SEND_WITH_IMM);
 }
 void x_inv(ibv_qp_ex* q, ibv_wr_opcode op, uint32_t rkey) {
-  if (uint64_t* f = built(qpx_of(q), q, op)) f[kInv] = rkey;
+  if (ev::send* f = built(qpx_of(q), q, op)) f->inv = rkey;
 }
 void x_send_inv(ibv_qp_ex* q, uint32_t rkey) {
   qpx_of(q).orig.wr_send_inv(q, rkey);
@@ -329,10 +304,10 @@ void x_local_inv(ibv_qp_ex* q, uint32_t rkey) {
 void x_bind_mw(ibv_qp_ex* q, ibv_mw* mw, uint32_t rkey, const ibv_mw_bind_info* b) {
   Qpx& x = qpx_of(q);
   x.orig.wr_bind_mw(q, mw, rkey, b);
-  if (uint64_t* f = built(x, q, IBV_WR_BIND_MW)) {
+  if (ev::send* f = built(x, q, IBV_WR_BIND_MW)) {
     x.mw[x.n - 1] = mw;
-    f[kMw] = u(mw), f[kMr] = u(b->mr), f[kAddr] = b->addr, f[kBlen] = b->length;
-    f[kAccess] = b->mw_access_flags, f[kKey] = rkey;
+    f->mw = u(mw), f->mr = u(b->mr), f->addr = b->addr, f->blen = b->length;
+    f->access = b->mw_access_flags, f->key = rkey;
   }
 }
 // The data of the request built last: only its length is recorded.
@@ -343,7 +318,7 @@ uint64_t total_length(size_t n, const T* l) {
   return len;
 }
 void data_length(Qpx& x, uint64_t len) {
-  if (uint64_t* f = last(x)) f[kLen] = len;
+  if (ev::send* f = last(x)) f->len = len;
 }
 void x_set_sge(ibv_qp_ex* q, uint32_t lkey, uint64_t addr, uint32_t len) {
   qpx_of(q).orig.wr_set_sge(q, lkey, addr, len);
@@ -407,8 +382,8 @@ void forget_qpx(const ibv_qp* qp) {
 }
 
 void log_qp(ibv_pd* pd, ibv_qp_type type, uint32_t depth, int sig_all, ibv_qp* qp) {
-  emit(Ev::qp, {u(pd), uint64_t(type), depth, uint64_t(sig_all != 0), u(qp), qp ? qp->qp_num : 0u,
-                qp ? 0u : uint64_t(errno)});
+  emit(ev::qp{.pd = u(pd), .type = uint64_t(type), .depth = depth, .sig_all = uint64_t(sig_all != 0),
+               .qp = u(qp), .num = qp ? qp->qp_num : 0u, .rc = qp ? 0u : uint64_t(errno)});
 }
 
 ibv_qp* w_create_qp_ex(ibv_context* c, ibv_qp_init_attr_ex* a) {
@@ -459,7 +434,7 @@ ibv_context* ibv_open_device(ibv_device* d) {
   ibv_context* c = real(d);
   if (c && o.is) {
     wrap(c);
-    emit(Ev::open, {u(c)});
+    emit(ev::open{.ctx = u(c)});
   }
   return c;
 }
@@ -468,7 +443,7 @@ ibv_pd* ibv_alloc_pd(ibv_context* c) {
   NEXT(ibv_alloc_pd, "IBVERBS_1.1");
   Outer o;
   ibv_pd* pd = real(c);
-  if (o.is) emit(Ev::pd, {u(pd), pd ? 0u : uint64_t(errno)});
+  if (o.is) emit(ev::pd{.pd = u(pd), .rc = pd ? 0u : uint64_t(errno)});
   return pd;
 }
 
@@ -477,15 +452,15 @@ int ibv_dealloc_pd(ibv_pd* pd) {
   Outer o;
   const uint64_t id = u(pd);
   const int rc = real(pd);
-  if (o.is) emit(Ev::pd_free, {id, uint64_t(rc)});
+  if (o.is) emit(ev::pd_free{.pd = id, .rc = uint64_t(rc)});
   return rc;
 }
 
 static ibv_mr* recorded_mr(bool outer, ibv_pd* pd, void* addr, size_t len, uint64_t iova,
                            unsigned access, ibv_mr* mr) {
   if (outer)
-    emit(Ev::mr, {u(pd), u(addr), len, iova, access, u(mr), mr ? mr->rkey : 0u,
-                  mr ? 0u : uint64_t(errno)});
+    emit(ev::mr{.pd = u(pd), .addr = u(addr), .len = len, .iova = iova, .access = access,
+                .mr = u(mr), .rkey = mr ? mr->rkey : 0u, .rc = mr ? 0u : uint64_t(errno)});
   return mr;
 }
 
@@ -513,7 +488,7 @@ int ibv_dereg_mr(ibv_mr* mr) {
   Outer o;
   const uint64_t id = u(mr);
   const int rc = real(mr);
-  if (o.is) emit(Ev::mr_free, {id, uint64_t(rc)});
+  if (o.is) emit(ev::mr_free{.mr = id, .rc = uint64_t(rc)});
   return rc;
 }
 
@@ -524,8 +499,8 @@ int ibv_rereg_mr(ibv_mr* mr, int flags, ibv_pd* pd, void* addr, size_t len, int 
   // It fails with an IBV_REREG_MR_ERR_* code and says why in errno.
   const uint64_t err = rc == 0 ? 0 : errno ? uint64_t(errno) : uint64_t(EINVAL);
   if (o.is)
-    emit(Ev::rereg, {u(mr), uint64_t(unsigned(flags)), u(pd), u(addr), len,
-                     uint64_t(unsigned(access)), mr->rkey, err});
+    emit(ev::rereg{.mr = u(mr), .flags = uint64_t(unsigned(flags)), .pd = u(pd), .addr = u(addr),
+                   .len = len, .access = uint64_t(unsigned(access)), .rkey = mr->rkey, .rc = err});
   return rc;
 }
 
@@ -545,8 +520,8 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* a, int mask) {
   Outer o;
   const int rc = real(qp, a, mask);
   if (o.is)
-    emit(Ev::qp_mod, {u(qp), uint64_t(unsigned(mask)), uint64_t(a->qp_state),
-                      (mask & IBV_QP_DEST_QPN) ? a->dest_qp_num : 0u, uint64_t(rc)});
+    emit(ev::qp_mod{.qp = u(qp), .mask = uint64_t(unsigned(mask)), .state = uint64_t(a->qp_state),
+                    .dest = (mask & IBV_QP_DEST_QPN) ? a->dest_qp_num : 0u, .rc = uint64_t(rc)});
   return rc;
 }
 
@@ -556,7 +531,7 @@ int ibv_destroy_qp(ibv_qp* qp) {
   const uint64_t id = u(qp);
   const int rc = real(qp);
   if (rc == 0) forget_qpx(reinterpret_cast<const ibv_qp*>(id));
-  if (o.is) emit(Ev::qp_free, {id, uint64_t(rc)});
+  if (o.is) emit(ev::qp_free{.qp = id, .rc = uint64_t(rc)});
   return rc;
 }
 

@@ -4,7 +4,6 @@
 #include <deque>
 #include <map>
 #include <optional>
-#include <stdexcept>
 
 #include <fmt/format.h>
 #include <infiniband/verbs.h>
@@ -18,25 +17,24 @@
 namespace mwc::record {
 namespace {
 
-// Sets field `field` of `op`, named as the op table names it, and returns
-// the op. A name the table does not have is a bug of this file, which its
-// tests catch.
-Op& set(Op& op, std::string_view field, Arg value) {
-  const auto& fields = op_desc(op.code).fields;
-  for (size_t i = 0; i < fields.size(); ++i)
-    if (fields[i].name == field) return op.a[i] = value, op;
-  throw std::logic_error(fmt::format("{} has no field {}", op_desc(op.code).name, field));
-}
-Op set(Op&& op, std::string_view field, Arg value) { return set(op, field, value); }
-Arg handle(uint32_t h) { return Arg{0, h, 0}; }
-Arg number(uint64_t v) { return Arg{v, kNoHandle, 0}; }
-
 // Returns the outcome a verb's return value names: OK or its errno.
 Pattern returned(uint64_t rc) {
   return Pattern{rc == 0 ? Result::kOK : verbs::result_of_errno(static_cast<int>(rc)), {}, {}, {}};
 }
 Pattern completed(WcStatus st, std::optional<WcOpcode> op = {}) {
   return Pattern{Result::kOK, st, op, {}};
+}
+
+// Returns the bits of a recorded flag set that a trace names.
+uint32_t access(uint64_t bits) { return static_cast<uint32_t>(bits & all_bits(access_flag_names())); }
+uint32_t send_flags(uint64_t bits) { return static_cast<uint32_t>(bits & all_bits(send_flag_names())); }
+
+// Returns op B naming one object, its handle h.
+template <class B>
+Op on_object(uint32_t h) {
+  B b;
+  b.h = h;
+  return b.to_op();
 }
 
 struct Mr {
@@ -65,9 +63,12 @@ class Converter {
     comment(" recorded by mwcheck record from " + source);
     comment(" expected outcomes: what the program saw");
     // Buffers first, numbered in address order as lay_out_buffers made them.
-    for (size_t i = 0; i < bufs_.size(); ++i)
-      add(set(on(OpCode::buf, static_cast<uint32_t>(i)), "len", number(bufs_[i].second)), returned(0));
-    for (const Event& e : events_) step(e);
+    for (size_t i = 0; i < bufs_.size(); ++i) {
+      args::buf b;
+      b.h = static_cast<uint32_t>(i), b.len = bufs_[i].second;
+      add(b.to_op(), returned(0));
+    }
+    for (const Event& e : events_) visit(e, [&](const auto& x) { on(e, x); });
     for (uint32_t i = 0; i < t_.ops.size(); ++i)
       if (expect_[i]) t_.expects.push_back(Expectation{i, true, 0, *expect_[i]});
     for (const Op& op : t_.ops) note_caps(t_.caps, op);
@@ -82,11 +83,15 @@ class Converter {
   // overlap or touch merged into one buffer each.
   void lay_out_buffers() {
     std::vector<std::pair<uint64_t, uint64_t>> spans;  // [begin, end)
+    const auto span = [&](uint64_t addr, uint64_t len) {
+      if (len > 0 && len <= (1ull << 32) && addr + len > addr) spans.emplace_back(addr, addr + len);
+    };
     for (const Event& e : events_) {
-      const bool mr = e.kind == EventKind::mr && e["rc"] == 0;
-      const bool rr = e.kind == EventKind::rereg && e["rc"] == 0 && (e["flags"] & IBV_REREG_MR_CHANGE_TRANSLATION);
-      if ((mr || rr) && e["len"] > 0 && e["len"] <= (1ull << 32) && e["addr"] + e["len"] > e["addr"])
-        spans.emplace_back(e["addr"], e["addr"] + e["len"]);
+      if (e.kind == EventKind::mr)
+        if (const auto m = e.as<ev::mr>(); m.rc == 0) span(m.addr, m.len);
+      if (e.kind == EventKind::rereg)
+        if (const auto r = e.as<ev::rereg>(); r.rc == 0 && (r.flags & IBV_REREG_MR_CHANGE_TRANSLATION))
+          span(r.addr, r.len);
     }
     std::sort(spans.begin(), spans.end());
     for (const auto& [b, end] : spans) {
@@ -171,7 +176,7 @@ class Converter {
 
   // Objects are known by their address in the process that made them.
   using Key = std::pair<uint32_t, uint64_t>;  // pid, address
-  static Key key(const Event& e, std::string_view field) { return {e.pid, e[field]}; }
+  static Key key(const Event& e, uint64_t object) { return {e.pid, object}; }
 
   template <class T>
   const T* find(const std::map<Key, T>& m, Key k, const Event& e, const char* what) {
@@ -181,190 +186,210 @@ class Converter {
     return nullptr;
   }
 
-  // Returns the event's access bits that a trace names.
-  static Arg access(const Event& e) { return number(e["access"] & all_bits(access_flag_names())); }
-
-  // Returns a bind of window w by QP q: the MR and access of the event, its
-  // range as given.
-  Op bind(OpCode c, uint32_t q, uint32_t w, const Event& e, uint64_t at, uint64_t len) const {
-    Op op = default_op(c);
-    set(op, "qp", handle(q)), set(op, "mw", handle(w));
-    if (const auto it = mrs_.find(key(e, "mr")); e["mr"] && it != mrs_.end()) set(op, "mr", handle(it->second.h));
-    if (at) set(op, "addr", addr(at));
-    if (len) set(op, "len", number(len));
-    set(op, "access", access(e));
-    return set(op, "flags", number(e["flags"] & all_bits(send_flag_names())));
+  // Returns a bind B of window w by QP q: the MR, address, access and flags
+  // of the event x, and length len.
+  template <class B, class X>
+  B bind(uint32_t q, uint32_t w, const Event& e, const X& x, uint64_t len) const {
+    B b;
+    b.qp = q, b.mw = w;
+    if (const auto it = mrs_.find(key(e, x.mr)); x.mr && it != mrs_.end()) b.mr = it->second.h;
+    if (x.addr) b.addr = addr(x.addr);
+    if (len) b.len = len;
+    b.access = access(x.access);
+    b.flags = send_flags(x.flags);
+    return b;
   }
 
-  void rebound(Mw& w, const Event& e, uint32_t asked) {
+  // A bind of window w asked for key `asked` with access `bits`; `cur` is
+  // mw->rkey after it.
+  void rebound(Mw& w, uint64_t cur, uint64_t bits, uint32_t asked) {
     // The consumer's copy is what the program holds now: mw->rkey, or the
     // key it asked for when the provider leaves mw->rkey alone.
-    const uint32_t now = e["cur"] != w.cur ? static_cast<uint32_t>(e["cur"]) : asked;
+    const uint32_t now = cur != w.cur ? static_cast<uint32_t>(cur) : asked;
     if (now != w.cur) w.prev = w.cur, w.has_prev = true, w.cur = now;
-    w.zero_based = e["access"] & IBV_ACCESS_ZERO_BASED;
+    w.zero_based = bits & IBV_ACCESS_ZERO_BASED;
   }
 
-  // Returns op `c` naming one object, and its handle.
-  static Op on(OpCode c, uint32_t h) { return set(default_op(c), "h", handle(h)); }
+  // One handler per event (visit does not compile without it).
+  void on(const Event&, const ev::open&) {}
 
-  void step(const Event& e) {
-    const uint64_t rc = e["rc"];
-    switch (e.kind) {
-      case EventKind::open:
-        break;
-      case EventKind::pd: {
-        const uint32_t h = next(HandleKind::Pd, rc == 0);
-        if (rc == 0) pds_[key(e, "pd")] = h;
-        add(on(OpCode::alloc_pd, h), returned(rc));
-        break;
-      }
-      case EventKind::pd_free:
-        if (const uint32_t* h = find(pds_, key(e, "pd"), e, "PD")) {
-          add(on(OpCode::dealloc_pd, *h), returned(rc));
-          if (rc == 0) pds_.erase(key(e, "pd"));
-        }
-        break;
-      case EventKind::mr: {
-        const uint32_t* pd = find(pds_, key(e, "pd"), e, "PD");
-        if (!pd) break;
-        const uint32_t h = next(HandleKind::Mr, rc == 0);
-        std::string note;
-        if (e["iova"] != e["addr"])
-          note = fmt::format("registered at iova {:#x}; the trace registers at the address", e["iova"]);
-        if (const uint64_t other = e["access"] & ~uint64_t{all_bits(access_flag_names())})
-          note += (note.empty() ? "" : "; ") + fmt::format("access bits {:#x} dropped", other);
-        Op op = on(OpCode::reg_mr, h);
-        set(op, "pd", handle(*pd)), set(op, "addr", addr(e["addr"])), set(op, "len", number(e["len"]));
-        add(set(op, "access", access(e)), returned(rc), note);
-        if (rc == 0) mrs_[key(e, "mr")] = Mr{h, static_cast<uint32_t>(e["rkey"])};
-        break;
-      }
-      case EventKind::mr_free:
-        if (const Mr* m = find(mrs_, key(e, "mr"), e, "MR")) {
-          add(on(OpCode::dereg_mr, m->h), returned(rc));
-          if (rc == 0) mrs_.erase(key(e, "mr"));
-        }
-        break;
-      case EventKind::rereg: {
-        const auto it = mrs_.find(key(e, "mr"));
-        if (it == mrs_.end()) return skip(e, "it names an MR the recording never saw created");
-        const uint64_t f = e["flags"];
-        Op op = set(on(OpCode::rereg_mr, it->second.h), "flags", number(f & all_bits(rereg_flag_names())));
-        if (f & IBV_REREG_MR_CHANGE_PD) {
-          const uint32_t* pd = find(pds_, key(e, "pd"), e, "PD");
-          if (!pd) break;
-          set(op, "pd", handle(*pd));
-        }
-        if (f & IBV_REREG_MR_CHANGE_TRANSLATION) set(op, "addr", addr(e["addr"])), set(op, "len", number(e["len"]));
-        if (f & IBV_REREG_MR_CHANGE_ACCESS) set(op, "access", access(e));
-        add(op, returned(rc));
-        if (rc == 0) it->second.rkey = static_cast<uint32_t>(e["rkey"]);
-        break;
-      }
-      case EventKind::mw: {
-        const uint32_t* pd = find(pds_, key(e, "pd"), e, "PD");
-        if (!pd) break;
-        const uint32_t h = next(HandleKind::Mw, rc == 0);
-        add(set(set(on(OpCode::alloc_mw, h), "pd", handle(*pd)), "type", number(e["type"] & 0xff)),
-            returned(rc));
-        if (rc == 0) mws_[key(e, "mw")] = Mw{h, static_cast<uint32_t>(e["rkey"])};
-        break;
-      }
-      case EventKind::mw_free:
-        if (const Mw* w = find(mws_, key(e, "mw"), e, "window")) {
-          add(on(OpCode::dealloc_mw, w->h), returned(rc));
-          if (rc == 0) mws_.erase(key(e, "mw"));
-        }
-        break;
-      case EventKind::qp: {
-        const uint32_t* pd = find(pds_, key(e, "pd"), e, "PD");
-        if (!pd) break;
-        if (e["type"] != IBV_QPT_RC && e["type"] != IBV_QPT_UC)
-          return skip(e, fmt::format("a QP of type {} (a trace's QPs are RC or UC)", e["type"]));
-        const uint64_t depth = std::clamp<uint64_t>(e["depth"], 1, 64);
-        const uint32_t h = next(HandleKind::Qp, rc == 0);
-        Op op = on(OpCode::create_qp, h);
-        set(op, "pd", handle(*pd)), set(op, "type", number(e["type"])), set(op, "depth", number(depth));
-        set(op, "sig_all", number(e["sig_all"] != 0));
-        add(set(op, "state", number(static_cast<uint64_t>(QpState::kRESET))), returned(rc),
-            depth != e["depth"] ? fmt::format("max_send_wr {} (a trace's depth is 1 to 64)", e["depth"])
-                                : std::string());
-        if (rc == 0) qps_[key(e, "qp")] = Qp{h, static_cast<uint32_t>(e["num"]), e["sig_all"] != 0, {}};
-        break;
-      }
-      case EventKind::qp_mod: {
-        const auto it = qps_.find(key(e, "qp"));
-        if (it == qps_.end()) return skip(e, "a QP the trace does not have");
-        if (e["mask"] & IBV_QP_DEST_QPN) it->second.dest = static_cast<uint32_t>(e["dest"]);
-        if (!(e["mask"] & IBV_QP_STATE)) break;  // attributes alone: the trace's devices choose them
-        if (e["state"] >= qp_state_names().size()) return skip(e, "an unknown QP state");
-        add(set(on(OpCode::modify_qp, it->second.h), "state", number(e["state"])), returned(rc));
-        break;
-      }
-      case EventKind::qp_free: {
-        const auto it = qps_.find(key(e, "qp"));
-        if (it == qps_.end()) return skip(e, "a QP the trace does not have");
-        add(on(OpCode::destroy_qp, it->second.h), returned(rc));
-        if (rc == 0) qps_.erase(it);
-        break;
-      }
-      case EventKind::bind: {
-        const auto q = qps_.find(key(e, "qp"));
-        if (q == qps_.end()) return skip(e, "a QP the trace does not have");
-        const auto w = mws_.find(key(e, "mw"));
-        if (w == mws_.end()) return skip(e, "it names a window the recording never saw allocated");
-        add(bind(OpCode::bind_mw, q->second.h, w->second.h, e, e["addr"], e["len"]), returned(rc));
-        if (rc == 0) rebound(w->second, e, static_cast<uint32_t>(e["cur"]));
-        break;
-      }
-      case EventKind::send:
-        post(e);
-        break;
-      case EventKind::wc:
-        completion(e);
-        break;
+  void on(const Event& e, const ev::pd& x) {
+    const uint32_t h = next(HandleKind::Pd, x.rc == 0);
+    if (x.rc == 0) pds_[key(e, x.pd)] = h;
+    add(on_object<args::alloc_pd>(h), returned(x.rc));
+  }
+
+  void on(const Event& e, const ev::pd_free& x) {
+    if (const uint32_t* h = find(pds_, key(e, x.pd), e, "PD")) {
+      add(on_object<args::dealloc_pd>(*h), returned(x.rc));
+      if (x.rc == 0) pds_.erase(key(e, x.pd));
     }
   }
 
-  void post(const Event& e) {
-    const auto q = qps_.find(key(e, "qp"));
+  void on(const Event& e, const ev::mr& x) {
+    const uint32_t* pd = find(pds_, key(e, x.pd), e, "PD");
+    if (!pd) return;
+    const uint32_t h = next(HandleKind::Mr, x.rc == 0);
+    std::string note;
+    if (x.iova != x.addr)
+      note = fmt::format("registered at iova {:#x}; the trace registers at the address", x.iova);
+    if (const uint64_t other = x.access & ~uint64_t{all_bits(access_flag_names())})
+      note += (note.empty() ? "" : "; ") + fmt::format("access bits {:#x} dropped", other);
+    args::reg_mr b;
+    b.h = h, b.pd = *pd, b.addr = addr(x.addr), b.len = x.len, b.access = access(x.access);
+    add(b.to_op(), returned(x.rc), note);
+    if (x.rc == 0) mrs_[key(e, x.mr)] = Mr{h, static_cast<uint32_t>(x.rkey)};
+  }
+
+  void on(const Event& e, const ev::mr_free& x) {
+    if (const Mr* m = find(mrs_, key(e, x.mr), e, "MR")) {
+      add(on_object<args::dereg_mr>(m->h), returned(x.rc));
+      if (x.rc == 0) mrs_.erase(key(e, x.mr));
+    }
+  }
+
+  void on(const Event& e, const ev::rereg& x) {
+    const auto it = mrs_.find(key(e, x.mr));
+    if (it == mrs_.end()) return skip(e, "it names an MR the recording never saw created");
+    args::rereg_mr b;
+    b.h = it->second.h;
+    b.flags = static_cast<uint32_t>(x.flags & all_bits(rereg_flag_names()));
+    if (x.flags & IBV_REREG_MR_CHANGE_PD) {
+      const uint32_t* pd = find(pds_, key(e, x.pd), e, "PD");
+      if (!pd) return;
+      b.pd = *pd;
+    }
+    if (x.flags & IBV_REREG_MR_CHANGE_TRANSLATION) b.addr = addr(x.addr), b.len = x.len;
+    if (x.flags & IBV_REREG_MR_CHANGE_ACCESS) b.access = access(x.access);
+    add(b.to_op(), returned(x.rc));
+    if (x.rc == 0) it->second.rkey = static_cast<uint32_t>(x.rkey);
+  }
+
+  void on(const Event& e, const ev::mw& x) {
+    const uint32_t* pd = find(pds_, key(e, x.pd), e, "PD");
+    if (!pd) return;
+    const uint32_t h = next(HandleKind::Mw, x.rc == 0);
+    args::alloc_mw b;
+    b.h = h, b.pd = *pd, b.type = x.type & 0xff;
+    add(b.to_op(), returned(x.rc));
+    if (x.rc == 0) mws_[key(e, x.mw)] = Mw{h, static_cast<uint32_t>(x.rkey)};
+  }
+
+  void on(const Event& e, const ev::mw_free& x) {
+    if (const Mw* w = find(mws_, key(e, x.mw), e, "window")) {
+      add(on_object<args::dealloc_mw>(w->h), returned(x.rc));
+      if (x.rc == 0) mws_.erase(key(e, x.mw));
+    }
+  }
+
+  void on(const Event& e, const ev::qp& x) {
+    const uint32_t* pd = find(pds_, key(e, x.pd), e, "PD");
+    if (!pd) return;
+    if (x.type != IBV_QPT_RC && x.type != IBV_QPT_UC)
+      return skip(e, fmt::format("a QP of type {} (a trace's QPs are RC or UC)", x.type));
+    const uint64_t depth = std::clamp<uint64_t>(x.depth, 1, 64);
+    const uint32_t h = next(HandleKind::Qp, x.rc == 0);
+    args::create_qp b;
+    b.h = h, b.pd = *pd, b.type = static_cast<uint32_t>(x.type), b.depth = depth;
+    b.sig_all = x.sig_all != 0, b.state = static_cast<uint32_t>(QpState::kRESET);
+    add(b.to_op(), returned(x.rc),
+        depth != x.depth ? fmt::format("max_send_wr {} (a trace's depth is 1 to 64)", x.depth)
+                         : std::string());
+    if (x.rc == 0) qps_[key(e, x.qp)] = Qp{h, static_cast<uint32_t>(x.num), x.sig_all != 0, {}};
+  }
+
+  void on(const Event& e, const ev::qp_mod& x) {
+    const auto it = qps_.find(key(e, x.qp));
+    if (it == qps_.end()) return skip(e, "a QP the trace does not have");
+    if (x.mask & IBV_QP_DEST_QPN) it->second.dest = static_cast<uint32_t>(x.dest);
+    if (!(x.mask & IBV_QP_STATE)) return;  // attributes alone: the trace's devices choose them
+    if (x.state >= qp_state_names().size()) return skip(e, "an unknown QP state");
+    args::modify_qp b;
+    b.h = it->second.h, b.state = static_cast<uint32_t>(x.state);
+    add(b.to_op(), returned(x.rc));
+  }
+
+  void on(const Event& e, const ev::qp_free& x) {
+    const auto it = qps_.find(key(e, x.qp));
+    if (it == qps_.end()) return skip(e, "a QP the trace does not have");
+    add(on_object<args::destroy_qp>(it->second.h), returned(x.rc));
+    if (x.rc == 0) qps_.erase(it);
+  }
+
+  void on(const Event& e, const ev::bind& x) {
+    const auto q = qps_.find(key(e, x.qp));
+    if (q == qps_.end()) return skip(e, "a QP the trace does not have");
+    const auto w = mws_.find(key(e, x.mw));
+    if (w == mws_.end()) return skip(e, "it names a window the recording never saw allocated");
+    add(bind<args::bind_mw>(q->second.h, w->second.h, e, x, x.len).to_op(), returned(x.rc));
+    if (x.rc == 0) rebound(w->second, x.cur, x.access, static_cast<uint32_t>(x.cur));
+  }
+
+  // Returns the op B of the peer of QP q that request x of the QP at the
+  // other end makes.
+  template <class B>
+  Op peer(uint32_t q, const ev::send& x) const {
+    B b;
+    b.qp = q;
+    if constexpr (B::code == OpCode::peer_send_inv) {
+      b.rkey = rkey(static_cast<uint32_t>(x.inv));
+    } else {
+      const uint32_t k = static_cast<uint32_t>(x.rkey);
+      const Mw* w = window_of(k);
+      b.rkey = rkey(k);
+      // A zero-based window is addressed by offset.
+      b.addr = w && w->zero_based ? Arg{x.raddr, kNoHandle, static_cast<uint8_t>(AddrBase::Raw)}
+                                  : addr(x.raddr);
+      if constexpr (B::code == OpCode::peer_write || B::code == OpCode::peer_read)
+        b.len = std::min<uint64_t>(x.len, 0xffffffffull);
+    }
+    return b.to_op();
+  }
+
+  void on(const Event& e, const ev::send& x) {
+    const auto q = qps_.find(key(e, x.qp));
     if (q == qps_.end()) return skip(e, "a QP the trace does not have");
     const Qp& qp = q->second;
-    const uint64_t rc = e["rc"];
-    const auto own = [&](OpCode c) {
-      return set(set(default_op(c), "qp", handle(qp.h)), "flags", number(e["flags"] & all_bits(send_flag_names())));
+    // An op of the QP's own, B: on it, with the request's flags.
+    const auto own = [&]<class B>(B b) {
+      b.qp = qp.h, b.flags = send_flags(x.flags);
+      return b;
     };
-    switch (e["opcode"]) {
+    switch (x.opcode) {
       case IBV_WR_BIND_MW: {
-        const auto w = mws_.find(key(e, "mw"));
+        const auto w = mws_.find(key(e, x.mw));
         if (w == mws_.end()) return skip(e, "it names a window the recording never saw allocated");
-        Op op = bind(OpCode::wr_bind_mw, qp.h, w->second.h, e, e["addr"], e["blen"]);
+        auto b = bind<args::wr_bind_mw>(qp.h, w->second.h, e, x, x.blen);
         // The key byte it asks for, from the consumer's copy.
-        const Arg key_byte{static_cast<uint8_t>(e["key"] - w->second.cur), kNoHandle,
-                           static_cast<uint8_t>(KeyBase::Rel)};
-        add(set(op, "key", key_byte), returned(rc));
-        if (rc == 0) rebound(w->second, e, static_cast<uint32_t>(e["key"]));
+        b.key = Arg{static_cast<uint8_t>(x.key - w->second.cur), kNoHandle, static_cast<uint8_t>(KeyBase::Rel)};
+        add(b.to_op(), returned(x.rc));
+        if (x.rc == 0) rebound(w->second, x.cur, x.access, static_cast<uint32_t>(x.key));
         return;
       }
-      case IBV_WR_LOCAL_INV:
-        return add(set(own(OpCode::wr_local_inv), "rkey", rkey(static_cast<uint32_t>(e["inv"]))), returned(rc));
+      case IBV_WR_LOCAL_INV: {
+        auto b = own(args::wr_local_inv{});
+        b.rkey = rkey(static_cast<uint32_t>(x.inv));
+        return add(b.to_op(), returned(x.rc));
+      }
       case IBV_WR_SEND:
-      case IBV_WR_SEND_WITH_IMM:
-        return add(set(own(OpCode::wr_send), "len", number(std::min<uint64_t>(e["len"], 0xffffffffull))),
-                   returned(rc));
+      case IBV_WR_SEND_WITH_IMM: {
+        auto b = own(args::wr_send{});
+        b.len = std::min<uint64_t>(x.len, 0xffffffffull);
+        return add(b.to_op(), returned(x.rc));
+      }
       default:
         break;
     }
     // The rest acts on the QP at the other end: the trace's peer of it.
-    OpCode code{};
-    switch (e["opcode"]) {
+    Op (Converter::*make)(uint32_t, const ev::send&) const = nullptr;
+    switch (x.opcode) {
       case IBV_WR_RDMA_WRITE:
-      case IBV_WR_RDMA_WRITE_WITH_IMM: code = OpCode::peer_write; break;
-      case IBV_WR_RDMA_READ: code = OpCode::peer_read; break;
-      case IBV_WR_ATOMIC_FETCH_AND_ADD: code = OpCode::peer_fetch_add; break;
-      case IBV_WR_ATOMIC_CMP_AND_SWP: code = OpCode::peer_cmp_swap; break;
-      case IBV_WR_SEND_WITH_INV: code = OpCode::peer_send_inv; break;
-      default: return skip(e, fmt::format("work request opcode {}", e["opcode"]));
+      case IBV_WR_RDMA_WRITE_WITH_IMM: make = &Converter::peer<args::peer_write>; break;
+      case IBV_WR_RDMA_READ: make = &Converter::peer<args::peer_read>; break;
+      case IBV_WR_ATOMIC_FETCH_AND_ADD: make = &Converter::peer<args::peer_fetch_add>; break;
+      case IBV_WR_ATOMIC_CMP_AND_SWP: make = &Converter::peer<args::peer_cmp_swap>; break;
+      case IBV_WR_SEND_WITH_INV: make = &Converter::peer<args::peer_send_inv>; break;
+      default: return skip(e, fmt::format("work request opcode {}", x.opcode));
     }
     const Qp* target = nullptr;
     if (qp.dest)
@@ -372,25 +397,12 @@ class Converter {
         if (t.num == *qp.dest) target = &t;
     if (!target)
       return skip(e, fmt::format("q{} is connected to no QP of this program, so no trace QP is at the other end", qp.h));
-    if (rc != 0)
+    if (x.rc != 0)
       return skip(e, fmt::format("posting it failed ({}): the trace's peer always posts",
-                                 mwc::name(*returned(rc).ret)));
-    Op op = set(default_op(code), "qp", handle(target->h));
-    if (code == OpCode::peer_send_inv) {
-      set(op, "rkey", rkey(static_cast<uint32_t>(e["inv"])));
-    } else {
-      const uint32_t k = static_cast<uint32_t>(e["rkey"]);
-      const Mw* w = window_of(k);
-      set(op, "rkey", rkey(k));
-      // A zero-based window is addressed by offset.
-      set(op, "addr", w && w->zero_based ? Arg{e["raddr"], kNoHandle, static_cast<uint8_t>(AddrBase::Raw)}
-                                         : addr(e["raddr"]));
-      if (code == OpCode::peer_write || code == OpCode::peer_read)
-        set(op, "len", number(std::min<uint64_t>(e["len"], 0xffffffffull)));
-    }
-    const bool signaled = qp.sig_all || (e["flags"] & IBV_SEND_SIGNALED);
-    peers_[qp.num].push_back(PeerRequest{t_.ops.size(), e["wr_id"], signaled});
-    add(op, std::nullopt, fmt::format("posted on q{}", qp.h));
+                                 mwc::name(*returned(x.rc).ret)));
+    const bool signaled = qp.sig_all || (x.flags & IBV_SEND_SIGNALED);
+    peers_[qp.num].push_back(PeerRequest{t_.ops.size(), x.wr_id, signaled});
+    add((this->*make)(target->h, x), std::nullopt, fmt::format("posted on q{}", qp.h));
   }
 
   // Gives a completion to the peer request it ends, if it ends one. A QP's
@@ -410,18 +422,20 @@ class Converter {
     return true;
   }
 
-  void completion(const Event& e) {
-    if (e["opcode"] & IBV_WC_RECV) return;  // a receive: the peer's side
-    const WcStatus st = verbs::wc_status_of(static_cast<int>(e["status"]));
-    if (claim_peer_completion(static_cast<uint32_t>(e["num"]), e["wr_id"], st)) return;
+  void on(const Event& e, const ev::wc& x) {
+    if (x.opcode & IBV_WC_RECV) return;  // a receive: the peer's side
+    const WcStatus st = verbs::wc_status_of(static_cast<int>(x.status));
+    if (claim_peer_completion(static_cast<uint32_t>(x.num), x.wr_id, st)) return;
     const Qp* qp = nullptr;
     for (const auto& [p, t] : qps_)
-      if (t.num == e["num"]) qp = &t;
-    if (!qp) return skip(e, fmt::format("a completion of QP number {:#x}, which the trace does not have", e["num"]));
+      if (t.num == x.num) qp = &t;
+    if (!qp) return skip(e, fmt::format("a completion of QP number {:#x}, which the trace does not have", x.num));
+    args::poll_cq b;
+    b.qp = qp->h;
     // An error completion's opcode is undefined (IB spec 11.4.2.1): only its status counts.
-    add(set(default_op(OpCode::poll_cq), "qp", handle(qp->h)),
-        st == WcStatus::kIBV_WC_SUCCESS ? completed(st, verbs::wc_opcode_of(static_cast<int>(e["opcode"])))
-                                        : completed(st));
+    add(b.to_op(), st == WcStatus::kIBV_WC_SUCCESS
+                       ? completed(st, verbs::wc_opcode_of(static_cast<int>(x.opcode)))
+                       : completed(st));
   }
 
   const std::vector<Event>& events_;

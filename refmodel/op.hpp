@@ -58,7 +58,10 @@ struct Op {
 Op default_op(OpCode c);
 
 // Typed views: args::bind_mw{op}.len and so on. Handles are uint32_t,
-// numbers and flag sets uint64_t/uint32_t, composites stay Args.
+// numbers and flag sets uint64_t/uint32_t, composites stay Args. A view is
+// also the op's builder: args::reg_mr b; (every field at its default)
+// b.pd = 0; b.len = 4096; Op op = b.to_op(); a field the op table does not
+// give the op does not compile.
 namespace args {
 template <FieldKind K> struct Type { using type = uint32_t; };
 template <> struct Type<FieldKind::U64> { using type = uint64_t; };
@@ -74,16 +77,33 @@ typename Type<K>::type load(const Arg& a) {
   else return static_cast<uint32_t>(a.v);
 }
 
+// Returns the field value a typed value stands for (load's inverse).
+template <FieldKind K>
+Arg store(const typename Type<K>::type& x) {
+  if constexpr (is_handle(K)) return Arg{0, x, 0};
+  else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey || K == FieldKind::Key) return x;
+  else return Arg{x, kNoHandle, 0};
+}
+
 #define MWC_VIEW_MEMBER(kind, fname, mode, def, lo, hi) \
   typename Type<FieldKind::kind>::type fname;
 #define MWC_VIEW_LOAD(kind, fname, mode, def, lo, hi) \
   fname(load<FieldKind::kind>(op.a[i++])),
+#define MWC_VIEW_STORE(kind, fname, mode, def, lo, hi) \
+  op.a[i++] = store<FieldKind::kind>(fname);
 #define OP(name, bin, kind, summary)                             \
   struct name {                                                  \
     static constexpr OpCode code = OpCode::name;                 \
     MWC_FIELDS_##name(MWC_VIEW_MEMBER)                           \
+    name() : name(default_op(code)) {}                           \
     explicit name(const Op& op, int i = 0)                       \
         : MWC_FIELDS_##name(MWC_VIEW_LOAD) unused_(i) {}         \
+    /* Returns the op these field values make. */                \
+    Op to_op() const {                                           \
+      Op op{code, {}};                                           \
+      int i = 0;                                                 \
+      MWC_FIELDS_##name(MWC_VIEW_STORE) return op;               \
+    }                                                            \
    private:                                                      \
     int unused_;                                                 \
   };
@@ -91,6 +111,7 @@ MWC_OPS(OP)
 #undef OP
 #undef MWC_VIEW_MEMBER
 #undef MWC_VIEW_LOAD
+#undef MWC_VIEW_STORE
 }  // namespace args
 
 // Calls backend.on_<name>(args::<name>{op}) for the op's code and returns
