@@ -1,11 +1,9 @@
 #include "adapters/faults.hpp"
 
-#include "adapters/faults.def"
-
 namespace mwc {
 namespace {
 constexpr FaultDesc kFaults[] = {
-#define F(id, name, what) FaultDesc{name, what},
+#define F(id, name, what) FaultDesc{Fault::id, name, what},
     MWC_FAULTS(F)
 #undef F
 };

@@ -1,13 +1,24 @@
 // The faults a device self-test may inject (faults.def).
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "adapters/faults.def"
+
 namespace mwc {
 
+enum class Fault : uint8_t {
+  none,
+#define F(id, name, what) id,
+  MWC_FAULTS(F)
+#undef F
+};
+
 struct FaultDesc {
+  Fault id;
   std::string_view name;  // as --inject writes it: "provider-crash"
   std::string_view what;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <random>
@@ -20,6 +21,47 @@ constexpr uint32_t kMrAccess =
     acc::LOCAL_READ | acc::LOCAL_WRITE | acc::REMOTE_READ | acc::REMOTE_WRITE | acc::REMOTE_ATOMIC | acc::MW_BIND;
 constexpr uint32_t kMwAccess = acc::REMOTE_READ | acc::REMOTE_WRITE | acc::REMOTE_ATOMIC;
 constexpr int kDriver = static_cast<int>(ProfileId::verbs);  // steers the trace under "all"
+
+// Returns the place of `want` among an op's field names, or -1. Evaluated
+// when compiling: the tables below hold numbers, no name is looked up when
+// a trace is made.
+constexpr int8_t index_of(std::initializer_list<std::string_view> names, std::string_view want) {
+  int8_t i = 0;
+  for (const auto n : names) {
+    if (n == want) return i;
+    ++i;
+  }
+  return -1;
+}
+#define MWC_FIELD_NAME(kind, fname, mode, def, lo, hi) #fname,
+// Each op's field `len` and field `type`, from the op table.
+constexpr int8_t kLenField[] = {
+#define OP(name, bin, kind, summary) index_of({MWC_FIELDS_##name(MWC_FIELD_NAME)}, "len"),
+    MWC_OPS(OP)
+#undef OP
+};
+constexpr int8_t kTypeField[] = {
+#define OP(name, bin, kind, summary) index_of({MWC_FIELDS_##name(MWC_FIELD_NAME)}, "type"),
+    MWC_OPS(OP)
+#undef OP
+};
+#undef MWC_FIELD_NAME
+// Returns whether `kinds` holds `k`.
+constexpr bool has(std::initializer_list<FieldKind> kinds, FieldKind k) {
+  for (const auto x : kinds)
+    if (x == k) return true;
+  return false;
+}
+#define MWC_FIELD_KIND(kind, fname, mode, def, lo, hi) FieldKind::kind,
+// Whether an op binds a window: a work request that names a window and an MR.
+constexpr bool kBinds[] = {
+#define OP(name, bin, kind, summary)                                                   \
+  OpKind::kind == OpKind::Post && has({MWC_FIELDS_##name(MWC_FIELD_KIND)}, FieldKind::Mw) && \
+      has({MWC_FIELDS_##name(MWC_FIELD_KIND)}, FieldKind::Mr),
+    MWC_OPS(OP)
+#undef OP
+};
+#undef MWC_FIELD_KIND
 
 // Parses "name=weight,..." over `w`; returns an error or "".
 std::string parse_mix(std::string_view s, std::array<uint32_t, kOpCount>& w) {
@@ -149,7 +191,8 @@ Outcome Gen::emit(const Op& op) {
 std::optional<Arg> Gen::field(OpCode c, const FieldDesc& f, const Ctx& x) {
   const OpDesc& d = op_desc(c);
   const bool remote = d.kind == OpKind::Remote;
-  const bool bind = d.name.find("bind") != std::string_view::npos;
+  const bool bind = kBinds[static_cast<int>(c)];
+  const int at = static_cast<int>(&f - d.fields.data());
   switch (f.kind) {
     case FieldKind::Buf: return Arg{0, x.g, 0};
     case FieldKind::Pd: return Arg{0, x.g, 0};
@@ -167,9 +210,9 @@ std::optional<Arg> Gen::field(OpCode c, const FieldDesc& f, const Ctx& x) {
       if (remote || bind) return Arg{x.off, x.mr, static_cast<uint8_t>(AddrBase::Mr)};
       return Arg{(x.mr % o_.mrs_per_pd) * kMrLen, x.g, static_cast<uint8_t>(AddrBase::Buf)};
     case FieldKind::U64:
-      if (f.name == "len" && (remote || bind || d.kind == OpKind::Post)) return Arg{x.len};
-      if (f.name == "len") return Arg{c == OpCode::buf ? o_.mrs_per_pd * kMrLen : kMrLen};
-      if (f.name == "type") return Arg{type(x.mw)};
+      if (at == kLenField[static_cast<int>(c)] && (remote || bind || d.kind == OpKind::Post)) return Arg{x.len};
+      if (at == kLenField[static_cast<int>(c)]) return Arg{c == OpCode::buf ? o_.mrs_per_pd * kMrLen : kMrLen};
+      if (at == kTypeField[static_cast<int>(c)]) return Arg{type(x.mw)};
       if (f.def == 0 && f.hi == MWC_U64_MAX) return Arg{rng_()};  // atomics' operands
       return std::nullopt;
     default: return std::nullopt;  // enums and key bytes: their defaults

@@ -36,13 +36,6 @@ void pause() { std::this_thread::sleep_for(std::chrono::microseconds(100)); }
 
 }  // namespace
 
-bool parse_fault(std::string_view name, Fault& f) {
-  if (name == "provider-crash") return f = Fault::provider_crash, true;
-  if (name == "no-completion") return f = Fault::no_completion, true;
-  if (name == "guest-panic") return f = Fault::guest_panic, true;
-  return false;
-}
-
 std::unique_ptr<Session> Session::open(const SessionOptions& o, std::string& err) {
   std::unique_ptr<Session> s(new Session(o));
   int n = 0;

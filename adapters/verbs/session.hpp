@@ -8,6 +8,7 @@
 // them, so addresses need no translation; rkeys do, and the session's Book
 // keeps the consumer's copy of each window's rkey and the one before it.
 #pragma once
+#include "adapters/faults.hpp"
 #include <cstdint>
 #include <cstdio>
 #include <deque>
@@ -31,14 +32,8 @@ struct ibv_send_wr;
 namespace mwc::verbs {
 
 // Faults a self-test injects to see the harness survive them.
-enum class Fault : uint8_t {
-  none,
-  provider_crash,  // the first work request goes to the provider as a wild pointer
-  no_completion,   // sends meet no receive and retry forever (rnr_retry 7)
-  guest_panic,     // the guest kernel panics (only inside the Soft-RoCE VM)
-};
-// Returns a fault by name ("provider-crash", ...), or false.
-bool parse_fault(std::string_view name, Fault& f);
+// The faults a self-test injects: adapters/faults.def.
+using mwc::Fault;
 
 struct SessionOptions {
   std::string device;         // ibverbs device name; empty: the first device

@@ -7,6 +7,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "adapters/faults.hpp"
 #include "adapters/isolate.hpp"
 #include "adapters/softroce/vm.hpp"
 #include "refmodel/text_codec.hpp"
@@ -88,13 +89,12 @@ std::unique_ptr<Backend> make_verbs_backend(std::string_view name, const DeviceC
   std::vector<std::pair<verbs::Fault, std::string>> faults;
   for (const auto& spec : cfg.inject) {
     const size_t colon = spec.find(':');
-    verbs::Fault f{};
-    if (colon == std::string::npos || !verbs::parse_fault(spec.substr(0, colon), f)) {
-      err = "bad fault '" + spec +
-            "' (faults: provider-crash:TRACE, no-completion:TRACE, guest-panic:TRACE)";
+    const auto f = colon == std::string::npos ? std::nullopt : fault_from_name(spec.substr(0, colon));
+    if (!f) {
+      err = "bad fault '" + spec + "' (faults: " + fault_specs() + ")";
       return nullptr;
     }
-    faults.emplace_back(f, spec.substr(colon + 1));
+    faults.emplace_back(f->id, spec.substr(colon + 1));
   }
   const auto names = verbs_device_names();
   if (std::find(names.begin(), names.end(), name) == names.end()) {
