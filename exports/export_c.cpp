@@ -58,7 +58,8 @@ std::string to_c(const Reproducer& r) {
   s += "int main(int argc, char **argv) {\n";
   s += "  static const unsigned caps[5] = {";
   for (int k = 0; k < kHandleKinds; ++k) s += (k ? ", " : "") + std::to_string(r.trace.caps[k]);
-  s += "};\n  struct mwc_rt rt;\n";
+  // Static: the watchdog thread reads it until the process ends, after main returns too.
+  s += "};\n  static struct mwc_rt rt;\n";
   s += "  if (mwc_open(&rt, argc > 1 ? argv[1] : NULL, caps) != 0) return 2;\n";
   s += "  mwc_watch(&rt, " + c_string(r.id) + ", " + std::to_string(n ? n - 1 : 0) + ");\n";
   for (size_t i = 0; i < n; ++i) {
