@@ -187,7 +187,7 @@ std::string device_json(const Report& r) {
     const DeviceJudgment& a = r.judged[c];
     nlohmann::ordered_json d{{"device", r.cols[c].spec}, {"label", r.cols[c].label},
                              {"yardstick", a.yardstick.profile.name}, {"closest_profile", pname(a.closest)},
-                             {"timing", r.cols[c].timing}, {"incident", r.cols[c].incident},
+                             {"incident", r.cols[c].incident},
                              {"send_depths_granted", r.cols[c].send_depths}};
     for (int p = 0; p < kProfileCount; ++p)
       d["profiles_matched"][std::string(pname(static_cast<ProfileId>(p)))] = a.matched[p];
@@ -378,7 +378,6 @@ small{color:#666}
   h += "</table>\n";
   for (const auto& c : r.cols) {
     if (!c.incident.empty()) h += fmt::format("<p>incident on {}:</p><pre>{}</pre>\n", xml_escape(c.label), xml_escape(c.incident));
-    if (!c.timing.empty()) h += fmt::format("<p><small>{} timing: {}</small></p>\n", xml_escape(c.label), xml_escape(c.timing));
   }
   h += "</body></html>\n";
   return h;

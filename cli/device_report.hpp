@@ -26,6 +26,8 @@ struct Report {
 void print_device_report(const Report& r, std::ostream& out);
 // Each returns one report file's contents: report.json, junit.xml,
 // report.html (its links relative to `dir`, the folder it goes into).
+// report.json and report.html hold no time: two runs of an unchanged
+// device give the same bytes (the timings go to the text report).
 std::string device_json(const Report& r);
 std::string device_junit(const Report& r);
 std::string device_html(const Report& r, const std::string& dir);

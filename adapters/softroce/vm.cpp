@@ -15,6 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "adapters/softroce/oops.hpp"
+
 extern char** environ;
 
 namespace mwc::softroce {
@@ -189,14 +191,14 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     if (l.starts_with(kInputEnd)) skip = false;
   }
   b.console = std::move(kernel);
-  // For an oops, from its first line (what and where); else the last lines.
+  // For an oops, from its first line: the lines that name it, the same on
+  // every run (oops.hpp); else the last lines, without their times.
   size_t oops = std::string::npos;
   for (const char* mark : {"BUG:", "Oops", "general protection fault", "WARNING:", "Kernel panic"})
     oops = std::min(oops, b.console.find(mark));
   b.console = oops != std::string::npos
-                  ? b.console.substr(b.console.rfind('\n', oops) + 1, 3000) + "\n...\n" +
-                        tail_lines(b.console, 6)
-                  : tail_lines(b.console, 30);
+                  ? oops_summary(std::string_view(b.console).substr(b.console.rfind('\n', oops) + 1))
+                  : oops_summary(tail_lines(b.console, 30));
   return b;
 }
 

@@ -1,0 +1,63 @@
+#include "adapters/softroce/oops.hpp"
+
+#include <cctype>
+
+namespace mwc::softroce {
+namespace {
+
+bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Returns s without leading blanks.
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+}  // namespace
+
+std::string_view without_timestamp(std::string_view line) {
+  std::string_view s = trim(line);
+  if (s.empty() || s.front() != '[') return line;
+  const size_t close = s.find(']');
+  if (close == std::string_view::npos) return line;
+  for (const char c : trim(s.substr(1, close - 1)))
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return line;
+  s.remove_prefix(close + 1);
+  return s.substr(0, 1) == " " ? s.substr(1) : s;
+}
+
+std::string oops_summary(std::string_view console) {
+  std::string all, kept;
+  bool oops = false, in_trace = false;
+  size_t frames = 0;
+  for (size_t at = 0; at < console.size();) {
+    const size_t nl = console.find('\n', at);
+    const std::string_view raw = console.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+    at = nl == std::string_view::npos ? console.size() : nl + 1;
+    const std::string_view line = without_timestamp(raw);
+    all.append(line).append("\n");
+    const std::string_view t = trim(line);
+    if (!oops && (starts(t, "BUG:") || starts(t, "Oops") || starts(t, "general protection fault") ||
+                  starts(t, "WARNING:") || starts(t, "kernel BUG"))) {
+      oops = true;
+      kept.append(t).append("\n");
+    } else if (oops && starts(t, "RIP: ")) {
+      kept.append(t).append("\n");
+    } else if (oops && starts(t, "Call Trace:")) {
+      in_trace = true;
+      kept.append("Call Trace:\n");
+    } else if (in_trace && (starts(t, "</TASK>") || starts(t, "---") || t.empty())) {
+      in_trace = false;
+    } else if (in_trace && !starts(t, "?") && !starts(t, "<") && frames < 16 &&
+               t.find('+') != std::string_view::npos) {
+      ++frames;
+      kept.append(" ").append(t).append("\n");
+    } else if (starts(t, "Kernel panic")) {
+      kept.append(t).append("\n");
+      break;
+    }
+  }
+  return oops ? kept : all;
+}
+
+}  // namespace mwc::softroce
