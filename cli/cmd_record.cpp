@@ -127,6 +127,10 @@ int convert(const std::string& log_path, const std::string& log_text, const Reco
     return kExitBadInput;
   }
   const record::Recording r = record::to_trace(std::get<0>(events), source);
+  // Refused here rather than written as a trace `run` would refuse.
+  if (const std::string why = beyond_limits(r.trace); !why.empty())
+    return err << fmt::format("{}:1:1: error: the recording does not fit a trace: {}\n", log_path, why),
+           kExitBadInput;
   if (!save_trace(r.trace, o.out, err)) return kExitBadInput;
   out << fmt::format("recorded {} ops ({} with the outcome the program saw) into {}\n",
                      r.trace.ops.size(), r.expected, o.out);

@@ -371,6 +371,26 @@ void note_caps(Caps& caps, const Op& op) {
   }
 }
 
+std::string beyond_limits(const Trace& t) {
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.ops[i];
+    Caps caps{};
+    note_caps(caps, op);
+    for (int k = 0; k < kHandleKinds; ++k)
+      if (caps[k] > kMaxCap[k])
+        return "op " + std::to_string(i + 1) + " (" + op_to_text(op) + ") names object " +
+               kHandlePrefix[k] + std::to_string(caps[k] - 1) + ", beyond the limit of " +
+               std::to_string(kMaxCap[k]) + " of its kind";
+    const auto& d = op_desc(op.code);
+    for (size_t f = 0; f < d.fields.size(); ++f) {
+      const FieldDesc& fd = d.fields[f];
+      if (fd.kind == FieldKind::U64 && (op.a[f].v < fd.lo || op.a[f].v > fd.hi))
+        return "op " + std::to_string(i + 1) + " (" + op_to_text(op) + "): " + std::string(fd.name) + " " +
+               std::to_string(op.a[f].v) + " is outside " + std::to_string(fd.lo) + ".." + std::to_string(fd.hi);
+    }
+  }
+  return "";
+}
 
 std::variant<Trace, ParseError> parse_text(std::string_view text) {
   Trace t;

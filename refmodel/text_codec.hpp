@@ -31,6 +31,10 @@ std::variant<Trace, ParseError> parse_text(std::string_view text);
 
 // Widens `caps` to cover every handle op names (as the parser sizes a trace).
 void note_caps(Caps& caps, const Op& op);
+// Returns why a trace built in memory (a recording, say) could not be read
+// back: the first op with a handle beyond its kind's limit or a number
+// outside its field's range, in words; or "" when it reads back.
+std::string beyond_limits(const Trace& t);
 // Returns the canonical text of one op (no expectation, no comment).
 std::string op_to_text(const Op& op);
 // Returns the canonical text of a trace: parse_text(print_text(t)) == t.

@@ -96,5 +96,22 @@ TEST(TextCodec, CorpusRoundTripsThroughText) {
   }
 }
 
+// What a recording may hold and a trace may not is named before it is
+// written: a number outside its field's range, a handle beyond its limit.
+TEST(TextCodec, BeyondLimitsNamesTheOpAndTheField) {
+  Trace t;
+  Op buf = default_op(OpCode::buf);
+  buf.a[0].h = 0;
+  buf.a[1].v = MWC_LEN_MAX + 1;
+  t.ops.push_back(buf);
+  EXPECT_EQ(beyond_limits(t), "op 1 (buf b0 len=0x100000001): len 4294967297 is outside 1..4294967296");
+  t.ops[0].a[1].v = 4096;
+  EXPECT_EQ(beyond_limits(t), "");
+  Op pd = default_op(OpCode::alloc_pd);
+  pd.a[0].h = kMaxCap[static_cast<int>(HandleKind::Pd)];
+  t.ops.push_back(pd);
+  EXPECT_EQ(beyond_limits(t), "op 2 (alloc_pd p65536) names object p65536, beyond the limit of 65536 of its kind");
+}
+
 }  // namespace
 }  // namespace mwc
