@@ -28,26 +28,28 @@ std::string_view without_timestamp(std::string_view line) {
 
 std::string oops_summary(std::string_view console) {
   std::string all, kept;
-  bool oops = false, in_trace = false;
+  bool oops = false, rip = false, in_trace = false, traced = false;
   size_t frames = 0;
   for (size_t at = 0; at < console.size();) {
     const size_t nl = console.find('\n', at);
     const std::string_view raw = console.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
     at = nl == std::string_view::npos ? console.size() : nl + 1;
-    const std::string_view line = without_timestamp(raw);
+    std::string_view line = without_timestamp(raw);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // a serial console's line end
     all.append(line).append("\n");
     const std::string_view t = trim(line);
     if (!oops && (starts(t, "BUG:") || starts(t, "Oops") || starts(t, "general protection fault") ||
                   starts(t, "WARNING:") || starts(t, "kernel BUG"))) {
       oops = true;
       kept.append(t).append("\n");
-    } else if (oops && starts(t, "RIP: ")) {
+    } else if (oops && !rip && !in_trace && starts(t, "RIP: 0010:")) {  // the kernel's, once
+      rip = true;
       kept.append(t).append("\n");
-    } else if (oops && starts(t, "Call Trace:")) {
-      in_trace = true;
+    } else if (oops && !traced && starts(t, "Call Trace:")) {  // the first one
+      in_trace = traced = true;
       kept.append("Call Trace:\n");
-    } else if (in_trace && (starts(t, "</TASK>") || starts(t, "---") || t.empty())) {
-      in_trace = false;
+    } else if (in_trace && (starts(t, "</TASK>") || starts(t, "RIP:") || starts(t, "---") || t.empty())) {
+      in_trace = false;  // the frames end where user space's registers begin
     } else if (in_trace && !starts(t, "?") && !starts(t, "<") && frames < 16 &&
                t.find('+') != std::string_view::npos) {
       ++frames;

@@ -6,7 +6,7 @@ namespace mwc::softroce {
 namespace {
 
 // Two runs of the same crash (6.1's __rxe_put on LOCAL_INV): times, PIDs,
-// registers and unreliable frames differ.
+// registers, user space's RIP, line ends and unreliable frames differ.
 constexpr const char* kRunA = R"([    2.767667] BUG: kernel NULL pointer dereference, address: 0000000000000138
 [    2.767667] #PF: supervisor write access in kernel mode
 [    2.767667] CPU: 1 PID: 103 Comm: repro Not tainted 6.1.0-56-amd64 #1  Debian 6.1.192-2
@@ -18,7 +18,10 @@ constexpr const char* kRunA = R"([    2.767667] BUG: kernel NULL pointer derefer
 [    2.767667]  rxe_requester+0x705/0xe40 [rdma_rxe]
 [    2.767667]  ? lookup_get_idr_uobject.part.0+0x69/0x80 [ib_uverbs]
 [    2.767667]  ib_uverbs_post_send+0x6a3/0x730 [ib_uverbs]
+[    2.767667] RIP: 0033:0x7f255a2b9350
+[    2.767667] RSP: 002b:00007ffd3bd6ecd8
 [    2.767667]  </TASK>
+[    2.767667] RIP: 0010:__rxe_put+0xb/0x50 [rdma_rxe]
 [    2.767667] Kernel panic - not syncing: Fatal exception in interrupt
 [    2.767667] Kernel Offset: disabled
 )";
@@ -33,6 +36,7 @@ constexpr const char* kRunB = R"([    5.593114] BUG: kernel NULL pointer derefer
 [    5.594432]  rxe_requester+0x705/0xe40 [rdma_rxe]
 [    5.594432]  ib_uverbs_post_send+0x6a3/0x730 [ib_uverbs]
 [    5.594432]  ? update_load_avg+0x615/0x780
+[    5.594432] RIP: 0033:0x7f56e8f1f350
 [    5.594432]  </TASK>
 [    5.594432] Kernel panic - not syncing: Fatal exception in interrupt
 )";
