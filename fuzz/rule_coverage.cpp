@@ -1,0 +1,191 @@
+#include "fuzz/rule_coverage.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <variant>
+
+#include "fuzz/conformance_texts.hpp"
+#include "refmodel/model.hpp"
+#include "refmodel/text_codec.hpp"
+
+namespace mwc::fuzz {
+namespace {
+
+// The packing: rule, return and status in 6 bits each, then 2 bits per
+// knob (0: not consulted, else its alternative + 1).
+constexpr int kRetShift = 6, kWcShift = 12, kAltShift = 18;
+constexpr int kResultCount = 0
+#define X(n) +1
+    MWC_RESULTS(X)
+#undef X
+    ;
+constexpr int kWcCount = 0
+#define X(n) +1
+    MWC_WC_STATUSES(X)
+#undef X
+    ;
+static_assert(kRuleCount <= 64 && kResultCount <= 64 && kWcCount <= 64, "a branch packs each in 6 bits");
+static_assert(kAltShift + 2 * kKnobCount <= 64, "a branch packs every knob in 2 bits");
+#define A(name, kind, src) +1
+#define K(kname, q, a, b, c, d, e) \
+  static_assert(0 MWC_ALTS_##kname(A) <= 3, "a branch packs a knob's alternative + 1 in 2 bits");
+MWC_KNOBS(K)
+#undef K
+#undef A
+
+Result ret_of(Branch b) { return static_cast<Result>(b >> kRetShift & 63); }
+WcStatus wc_of(Branch b) { return static_cast<WcStatus>(b >> kWcShift & 63); }
+// Returns the alternative + 1 knob k took in b (0: not consulted).
+unsigned alt_of(Branch b, int k) { return b >> (kAltShift + 2 * k) & 3; }
+
+// Returns the profiles (of the five) that take every alternative b took.
+std::string profiles_taking(Branch b) {
+  std::string names;
+  for (int p = 0; p < kProfileCount; ++p) {
+    const Profile pr = profile(static_cast<ProfileId>(p));
+    bool all = true;
+    for (int k = 0; k < kKnobCount && all; ++k) all = !alt_of(b, k) || alt_of(b, k) == pr.v[k] + 1u;
+    if (all) names += (names.empty() ? "" : ", ") + pr.name;
+  }
+  return names;
+}
+
+// Returns whether some profile of `ps` takes every alternative b took.
+bool reachable_under(Branch b, std::span<const Profile> ps) {
+  return std::any_of(ps.begin(), ps.end(), [b](const Profile& p) {
+    for (int k = 0; k < kKnobCount; ++k)
+      if (alt_of(b, k) && alt_of(b, k) != p.v[k] + 1u) return false;
+    return true;
+  });
+}
+
+std::string pad(std::string s, size_t w) {
+  if (s.size() < w) s.resize(w, ' ');
+  return s;
+}
+
+}  // namespace
+
+Branch branch_of(const Outcome& o, const Profile& p) {
+  Branch b = static_cast<Branch>(o.rule) | static_cast<Branch>(o.ret) << kRetShift |
+             static_cast<Branch>(o.wc) << kWcShift;
+  for (int k = 0; k < kKnobCount; ++k)
+    if (o.knobs >> k & 1) b |= static_cast<Branch>(p.v[k] + 1) << (kAltShift + 2 * k);
+  return b;
+}
+
+Rule branch_rule(Branch b) { return static_cast<Rule>(b & 63); }
+
+bool is_refusal(Branch b) {
+  const Rule r = branch_rule(b);
+  if (r == Rule::handle_live || r == Rule::observed) return false;
+  const Result ret = ret_of(b);
+  const WcStatus wc = wc_of(b);
+  return (ret != Result::kOK && ret != Result::kEMPTY && ret != Result::kSKIP) ||
+         (wc != WcStatus::kNONE && wc != WcStatus::kIBV_WC_SUCCESS);
+}
+
+std::string branch_text(Branch b) {
+  std::string s;
+  if (ret_of(b) != Result::kOK || wc_of(b) == WcStatus::kNONE) s = std::string(name(ret_of(b)));
+  if (wc_of(b) != WcStatus::kNONE) s += (s.empty() ? "" : " ") + std::string(name(wc_of(b)));
+  std::string alts;
+  for (int k = 0; k < kKnobCount; ++k)
+    if (const unsigned a = alt_of(b, k))
+      alts += (alts.empty() ? "" : " ") + std::string(knob_descs()[k].name) + "=" +
+              std::string(knob_descs()[k].alts[a - 1].name);
+  return alts.empty() ? s : s + " [" + alts + "]";
+}
+
+size_t RuleCoverage::add(std::span<const Outcome> outcomes, const Profile& p) {
+  size_t fresh = 0;
+  for (const Outcome& o : outcomes) {
+    const Branch b = branch_of(o, p);
+    if (!seen_.insert(b).second) continue;
+    ++fresh;
+    refusals_ += is_refusal(b);
+  }
+  return fresh;
+}
+
+std::vector<Branch> RuleCoverage::branches() const {
+  std::vector<Branch> v(seen_.begin(), seen_.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::vector<Branch> corpus_branches(const Profile& p) {
+  static std::mutex lock;
+  static std::map<std::array<uint8_t, kKnobCount>, std::vector<Branch>> cache;
+  const std::lock_guard hold(lock);
+  auto [it, fresh] = cache.try_emplace(p.v);
+  if (!fresh) return it->second;
+  RuleCoverage cov;
+  Model m(p);
+  std::vector<Outcome> outs;
+  for (const auto& e : conformance_texts()) {
+    auto parsed = parse_text(e.text);
+    const Trace* t = std::get_if<Trace>(&parsed);
+    if (!t) continue;  // the corpus's own tests hold it parseable
+    m.reset(t->caps);
+    outs.clear();
+    for (const Op& op : t->ops) outs.push_back(m.step(op));
+    cov.add(outs, p);
+  }
+  return it->second = cov.branches();
+}
+
+std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> profiles) {
+  // Every refusal the corpus shows under some profile; those no profile of
+  // this run can take are out of reach, and the table says why.
+  std::vector<Branch> known;
+  for (int p = 0; p < kProfileCount; ++p)
+    for (Branch b : corpus_branches(profile(static_cast<ProfileId>(p))))
+      if (is_refusal(b)) known.push_back(b);
+  std::sort(known.begin(), known.end());
+  known.erase(std::unique(known.begin(), known.end()), known.end());
+
+  std::string names;
+  for (const Profile& p : profiles) names += (names.empty() ? "" : ", ") + p.name;
+  std::string out = "rule coverage under " + names +
+                    ": refusal branches reached / those the conformance corpus shows\n";
+  size_t total = 0, reached = 0, out_of_reach = 0;
+  std::string refuse_nothing;
+  for (int r = 0; r < kRuleCount; ++r) {
+    const Rule rule = static_cast<Rule>(r);
+    std::vector<Branch> here, elsewhere;
+    for (Branch b : known)
+      if (branch_rule(b) == rule) (reachable_under(b, profiles) ? here : elsewhere).push_back(b);
+    if (here.empty() && elsewhere.empty()) {
+      if (rule != Rule::handle_live && rule != Rule::observed)
+        refuse_nothing += " " + std::string(rule_desc(rule).id);
+      continue;
+    }
+    size_t hit = 0;
+    std::string missing;
+    for (Branch b : here) {
+      if (cov.reached(b)) ++hit;
+      else missing += "\n      never reached: " + branch_text(b);
+    }
+    for (Branch b : elsewhere)
+      missing += "\n      out of reach: " + branch_text(b) + ": only under " + profiles_taking(b);
+    total += here.size();
+    reached += hit;
+    out_of_reach += elsewhere.size();
+    out += "  " + pad(std::string(rule_desc(rule).id), 28) + std::to_string(hit) + "/" +
+           std::to_string(here.size()) + missing + "\n";
+  }
+  std::string beyond;
+  for (Branch b : cov.branches())
+    if (is_refusal(b) && !std::binary_search(known.begin(), known.end(), b))
+      beyond += "\n  " + pad(std::string(rule_desc(branch_rule(b)).id), 28) + branch_text(b);
+  if (!beyond.empty()) out += "refusal branches reached beyond the corpus:" + beyond + "\n";
+  if (!refuse_nothing.empty()) out += "rules the corpus never sees refuse:" + refuse_nothing + "\n";
+  out += "rule coverage: " + std::to_string(reached) + " of " + std::to_string(total) +
+         " refusal branches reached; " + std::to_string(out_of_reach) +
+         " out of reach (another knob alternative)\n";
+  return out;
+}
+
+}  // namespace mwc::fuzz
