@@ -50,6 +50,14 @@ Guide::Guide(const Trace& t, size_t at) : caps_(t.caps), model_(scratch_model())
   for (size_t i = 0; i < at && i < t.ops.size(); ++i) model_.step(t.ops[i]);
 }
 
+Model::ObjectView Guide::after(const Op& op, HandleKind k, uint32_t h) const {
+  // A second model per thread: assigning reuses its tables.
+  static thread_local Model probe(profile(ProfileId::verbs));
+  probe = model_;
+  probe.step(op);
+  return probe.object(k, h);
+}
+
 size_t Guide::named_objects(const Op& op, uint32_t named, Obj* out) const {
   const auto& d = op_desc(op.code);
   size_t n = 0;
@@ -103,16 +111,22 @@ uint32_t Guide::handle(HandleKind k, const Op& op, uint32_t named, Rng& rng) con
   const size_t n = named_objects(op, named, objs);
   uint64_t rel[kMax];
   uint32_t classes = 0;
+  bool any_live = false;
+  for (uint32_t h = 0; h < c; ++h) any_live = any_live || object(k, h).live;
+  // Bit 0 of a relation is liveness: a candidate left out is a class of its own.
+  constexpr uint64_t kOut = ~uint64_t{0};
+  const bool live_only = prefer_live_ && any_live && rng.chance(7, 8);
   for (uint32_t h = 0; h < c; ++h) {
     rel[h] = relation(k, h, objs, n);
-    bool first = true;
+    if (live_only && !(rel[h] & 1)) rel[h] = kOut;
+    bool first = rel[h] != kOut;
     for (uint32_t g = 0; g < h && first; ++g) first = rel[g] != rel[h];
     classes += first;
   }
   // The chosen class is the one whose first member comes r-th.
   uint64_t want = rel[0];
   for (uint32_t h = 0, r = static_cast<uint32_t>(rng.below(classes)), seen = 0; h < c; ++h) {
-    bool first = true;
+    bool first = rel[h] != kOut;
     for (uint32_t g = 0; g < h && first; ++g) first = rel[g] != rel[h];
     if (first && seen++ == r) want = rel[h];
   }
@@ -253,16 +267,16 @@ Arg Guide::field(const Op& op, size_t f, uint32_t named, Rng& rng) const {
   }
 }
 
-void Guide::fill(Op& op, uint32_t keep, Rng& rng) const {
+void Guide::fill(Op& op, uint32_t keep, Rng& rng, uint64_t plain) const {
   const auto& d = op_desc(op.code);
   for (size_t f = 0; f < d.fields.size(); ++f) {
     if (keep & bit(f)) continue;
-    // Optional numbers and flags keep their default half of the time, as
-    // people write; addresses, keys, lengths and handles are the rules' own.
+    // Optional numbers and flags keep their default (as people write);
+    // addresses, keys, lengths, access flags and handles are the rules' own.
     const FieldDesc& fd = d.fields[f];
     const bool rules_own = is_handle(fd.kind) || fd.kind == FieldKind::Addr || fd.kind == FieldKind::Rkey ||
-                           fd.name == "len";
-    if (fd.mode == FieldMode::Opt && !rules_own && rng.chance(1, 2)) continue;
+                           fd.kind == FieldKind::Access || fd.name == "len";
+    if (fd.mode == FieldMode::Opt && !rules_own && rng.chance(plain, 4)) continue;
     op.a[f] = field(op, f, keep, rng);
   }
 }

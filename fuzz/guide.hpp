@@ -33,6 +33,8 @@ class Guide {
 
   // Runs op on the state and returns its outcome.
   Outcome step(const Op& op) { return model_.step(op); }
+  // Returns object h of kind k as it would be after op (the state stays).
+  Model::ObjectView after(const Op& op, HandleKind k, uint32_t h) const;
   // Returns object h of kind k as the state has it.
   Model::ObjectView object(HandleKind k, uint32_t h) const { return model_.object(k, h); }
   // Returns how many objects of kind k the trace may name.
@@ -42,13 +44,17 @@ class Guide {
   // marks (bit per field) and those before f.
   Arg field(const Op& op, size_t f, uint32_t named, Rng& rng) const;
   // Fills every field of op that `keep` does not mark, in order, each by
-  // field() seeing the kept ones and those filled before it.
-  void fill(Op& op, uint32_t keep, Rng& rng) const;
+  // field() seeing the kept ones and those filled before it. Optional
+  // numbers and flags keep their default `plain` times in four.
+  void fill(Op& op, uint32_t keep, Rng& rng, uint64_t plain = 2) const;
   // Returns an op of code c with every field chosen by field().
   Op make(OpCode c, Rng& rng) const;
   // Returns a handle of kind k chosen by relation to the objects op's
   // fields in `named` name (kNoHandle when the trace may name none).
   uint32_t handle(HandleKind k, const Op& op, uint32_t named, Rng& rng) const;
+  // From now on, seven handles in eight are chosen among live objects only
+  // (when there are any): for scenarios, whose point is past the objects.
+  void prefer_live() { prefer_live_ = true; }
 
  private:
   struct Obj {
@@ -68,6 +74,7 @@ class Guide {
 
   Caps caps_;
   Model& model_;
+  bool prefer_live_ = false;
 };
 
 }  // namespace mwc::fuzz

@@ -137,36 +137,42 @@ std::vector<Branch> corpus_branches(const Profile& p) {
 }
 
 std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> profiles) {
-  // Every refusal the corpus shows under some profile; those no profile of
+  // Every branch the corpus shows under some profile; those no profile of
   // this run can take are out of reach, and the table says why.
+  const auto counted = [](Branch b) {
+    return branch_rule(b) != Rule::handle_live && branch_rule(b) != Rule::observed;
+  };
   std::vector<Branch> known;
   for (int p = 0; p < kProfileCount; ++p)
     for (Branch b : corpus_branches(profile(static_cast<ProfileId>(p))))
-      if (is_refusal(b)) known.push_back(b);
+      if (counted(b)) known.push_back(b);
   std::sort(known.begin(), known.end());
   known.erase(std::unique(known.begin(), known.end()), known.end());
 
   std::string names;
   for (const Profile& p : profiles) names += (names.empty() ? "" : ", ") + p.name;
   std::string out = "rule coverage under " + names +
-                    ": refusal branches reached / those the conformance corpus shows\n";
-  size_t total = 0, reached = 0, out_of_reach = 0;
-  std::string refuse_nothing;
+                    ": branches (rule, outcome, knob alternatives) reached / those the conformance corpus shows\n";
+  size_t total = 0, reached = 0, refusals = 0, refusals_hit = 0, out_of_reach = 0;
+  std::string unseen;
   for (int r = 0; r < kRuleCount; ++r) {
     const Rule rule = static_cast<Rule>(r);
+    if (rule == Rule::handle_live || rule == Rule::observed) continue;
     std::vector<Branch> here, elsewhere;
     for (Branch b : known)
       if (branch_rule(b) == rule) (reachable_under(b, profiles) ? here : elsewhere).push_back(b);
     if (here.empty() && elsewhere.empty()) {
-      if (rule != Rule::handle_live && rule != Rule::observed)
-        refuse_nothing += " " + std::string(rule_desc(rule).id);
+      unseen += " " + std::string(rule_desc(rule).id);
       continue;
     }
     size_t hit = 0;
     std::string missing;
     for (Branch b : here) {
-      if (cov.reached(b)) ++hit;
-      else missing += "\n      never reached: " + branch_text(b);
+      const bool got = cov.reached(b);
+      hit += got;
+      refusals += is_refusal(b);
+      refusals_hit += got && is_refusal(b);
+      if (!got) missing += "\n      never reached: " + branch_text(b);
     }
     for (Branch b : elsewhere)
       missing += "\n      out of reach: " + branch_text(b) + ": only under " + profiles_taking(b);
@@ -176,15 +182,26 @@ std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> pro
     out += "  " + pad(std::string(rule_desc(rule).id), 28) + std::to_string(hit) + "/" +
            std::to_string(here.size()) + missing + "\n";
   }
-  std::string beyond;
+  // Branches the corpus never shows, counted per rule: where the fuzzer
+  // went beyond it.
+  size_t beyond = 0;
+  std::vector<int> per_rule(kRuleCount);
   for (Branch b : cov.branches())
-    if (is_refusal(b) && !std::binary_search(known.begin(), known.end(), b))
-      beyond += "\n  " + pad(std::string(rule_desc(branch_rule(b)).id), 28) + branch_text(b);
-  if (!beyond.empty()) out += "refusal branches reached beyond the corpus:" + beyond + "\n";
-  if (!refuse_nothing.empty()) out += "rules the corpus never sees refuse:" + refuse_nothing + "\n";
-  out += "rule coverage: " + std::to_string(reached) + " of " + std::to_string(total) +
-         " refusal branches reached; " + std::to_string(out_of_reach) +
-         " out of reach (another knob alternative)\n";
+    if (counted(b) && !std::binary_search(known.begin(), known.end(), b))
+      ++beyond, ++per_rule[static_cast<int>(branch_rule(b))];
+  if (beyond) {
+    out += "branches reached beyond the corpus: " + std::to_string(beyond) + " (";
+    std::string list;
+    for (int r = 0; r < kRuleCount; ++r)
+      if (per_rule[r])
+        list += (list.empty() ? "" : ", ") + std::string(rule_desc(static_cast<Rule>(r)).id) + " " +
+                std::to_string(per_rule[r]);
+    out += list + ")\n";
+  }
+  if (!unseen.empty()) out += "rules the corpus never reaches:" + unseen + "\n";
+  out += "rule coverage: " + std::to_string(reached) + " of " + std::to_string(total) + " branches reached (" +
+         std::to_string(refusals_hit) + " of " + std::to_string(refusals) + " refusals); " +
+         std::to_string(out_of_reach) + " out of reach (another knob alternative)\n";
   return out;
 }
 

@@ -8,7 +8,9 @@
 // Which branches exist is what the conformance corpus (built in) reaches
 // under each profile: a campaign's table says which of those under its
 // profiles it never reached, which only another knob alternative reaches
-// (so no input of this campaign can), and which it reached beyond them.
+// (so no input of this campaign can), and how many it reached beyond them.
+// A bind refused after posting shows at the bind as its rule with an OK
+// return (the error comes with the completion): a branch all the same.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -58,10 +60,10 @@ class RuleCoverage {
 std::vector<Branch> corpus_branches(const Profile& p);
 
 // Returns the rule-coverage table of a run whose model sides follow
-// `profiles`: per rule that refuses under them, the refusal branches the
-// corpus shows and how many the run reached, each one it never reached,
-// those only other knob alternatives reach (with the profiles that take
-// them), and the refusal branches it reached beyond the corpus.
+// `profiles`: per rule, the branches the corpus shows under them and how
+// many the run reached, each one it never reached, those only other knob
+// alternatives reach (with the profiles that take them), and how many it
+// reached beyond the corpus; a summary line ends it.
 std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> profiles);
 
 }  // namespace mwc::fuzz

@@ -420,8 +420,13 @@ Outcome Model::bind(const BindReq& r) {
         break;
       }
     }
-    if (fail == Rule::bind_ok && !rules::window_in_mr<C>(addr, r.len, m->iova, m->len))
-      f(Rule::bind_range, Result::kERANGE);
+    // zero_based_range_len_only's bug: a zero-based window's length alone is checked.
+    const bool in_mr = mutant_ == Mutant::zero_based_range_len_only && (access & acc::ZERO_BASED)
+                           ? r.len <= m->len
+                           : rules::window_in_mr<C>(addr, r.len, m->iova, m->len);
+    if (fail == Rule::bind_ok && !in_mr) f(Rule::bind_range, Result::kERANGE);
+    // bind_error_leaks_mr's bug: the refusal of the window's flags keeps the MR's reference.
+    if (fail == Rule::bind_mw_access && mutant_ == Mutant::bind_error_leaks_mr) ++m->bound;
   }
 
   if (fail != Rule::bind_ok) {

@@ -183,6 +183,11 @@ class Model {
       return refuse(Rule::remote_pd);
     if (!rules::grants<C>(m->access, right)) [[unlikely]]
       return refuse(Rule::remote_access);
+    // range_sum_wraps's bug: the end compared as a 64-bit sum, which wraps.
+    if (mutant_ == Mutant::range_sum_wraps) [[unlikely]]
+      return {Rule::remote_ok,
+              D::ule(D::lit(m->iova), raddr) && D::ule(raddr + len, D::lit(m->iova) + D::lit(m->len)),
+              atomic ? rules::atomic_aligned<D>(raddr) : yes};
     return {Rule::remote_ok, rules::range_within<D>(raddr, len, D::lit(m->iova), D::lit(m->len)),
             atomic ? rules::atomic_aligned<D>(raddr) : yes};
   }
