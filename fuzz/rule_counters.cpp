@@ -12,13 +12,15 @@ namespace {
 constexpr size_t kCounters = 1 << 12;
 __attribute__((used, section("__libfuzzer_extra_counters"))) uint8_t counters[kCounters];
 
+// Never destroyed: the table is printed by an atexit handler, which runs
+// after the destructors of statics made after it was registered.
 RuleCoverage& seen() {
-  static RuleCoverage c;
-  return c;
+  static auto* c = new RuleCoverage;
+  return *c;
 }
 std::vector<Profile>& table_profiles() {
-  static std::vector<Profile> p;
-  return p;
+  static auto* p = new std::vector<Profile>;
+  return *p;
 }
 
 size_t slot(Branch b) {

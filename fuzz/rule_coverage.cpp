@@ -39,27 +39,6 @@ WcStatus wc_of(Branch b) { return static_cast<WcStatus>(b >> kWcShift & 63); }
 // Returns the alternative + 1 knob k took in b (0: not consulted).
 unsigned alt_of(Branch b, int k) { return b >> (kAltShift + 2 * k) & 3; }
 
-// Returns the profiles (of the five) that take every alternative b took.
-std::string profiles_taking(Branch b) {
-  std::string names;
-  for (int p = 0; p < kProfileCount; ++p) {
-    const Profile pr = profile(static_cast<ProfileId>(p));
-    bool all = true;
-    for (int k = 0; k < kKnobCount && all; ++k) all = !alt_of(b, k) || alt_of(b, k) == pr.v[k] + 1u;
-    if (all) names += (names.empty() ? "" : ", ") + pr.name;
-  }
-  return names;
-}
-
-// Returns whether some profile of `ps` takes every alternative b took.
-bool reachable_under(Branch b, std::span<const Profile> ps) {
-  return std::any_of(ps.begin(), ps.end(), [b](const Profile& p) {
-    for (int k = 0; k < kKnobCount; ++k)
-      if (alt_of(b, k) && alt_of(b, k) != p.v[k] + 1u) return false;
-    return true;
-  });
-}
-
 std::string pad(std::string s, size_t w) {
   if (s.size() < w) s.resize(w, ' ');
   return s;
@@ -137,20 +116,40 @@ std::vector<Branch> corpus_branches(const Profile& p) {
 }
 
 std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> profiles) {
-  // Every branch the corpus shows under some profile; those no profile of
-  // this run can take are out of reach, and the table says why.
+  // The branches the corpus reaches under this run's profiles are the ones
+  // to reach; those it reaches only under other profiles are out of reach
+  // (a knob alternative, at that op or an earlier one, no profile here takes).
   const auto counted = [](Branch b) {
     return branch_rule(b) != Rule::handle_live && branch_rule(b) != Rule::observed;
   };
-  std::vector<Branch> known;
-  for (int p = 0; p < kProfileCount; ++p)
-    for (Branch b : corpus_branches(profile(static_cast<ProfileId>(p))))
-      if (counted(b)) known.push_back(b);
-  std::sort(known.begin(), known.end());
-  known.erase(std::unique(known.begin(), known.end()), known.end());
+  const auto sorted_union = [&](std::vector<Branch>& into, const std::vector<Branch>& more) {
+    for (Branch b : more)
+      if (counted(b)) into.push_back(b);
+    std::sort(into.begin(), into.end());
+    into.erase(std::unique(into.begin(), into.end()), into.end());
+  };
+  std::vector<Branch> here, known;
+  for (const Profile& p : profiles) sorted_union(here, corpus_branches(p));
+  std::vector<Branch> under[kProfileCount];
+  for (int p = 0; p < kProfileCount; ++p) {
+    under[p] = corpus_branches(profile(static_cast<ProfileId>(p)));
+    sorted_union(known, under[p]);
+  }
+  sorted_union(known, here);
+  // Returns the profiles (of the five) whose corpus run reaches b.
+  const auto reached_under = [&](Branch b) {
+    std::string names;
+    for (int p = 0; p < kProfileCount; ++p)
+      if (std::binary_search(under[p].begin(), under[p].end(), b))
+        names += (names.empty() ? "" : ", ") + std::string(profile_descs()[p].name);
+    return names;
+  };
 
   std::string names;
-  for (const Profile& p : profiles) names += (names.empty() ? "" : ", ") + p.name;
+  std::vector<std::string_view> said;  // a mutant's profile is its base's: named once
+  for (const Profile& p : profiles)
+    if (std::find(said.begin(), said.end(), p.name) == said.end())
+      said.push_back(p.name), names += (names.empty() ? "" : ", ") + p.name;
   std::string out = "rule coverage under " + names +
                     ": branches (rule, outcome, knob alternatives) reached / those the conformance corpus shows\n";
   size_t total = 0, reached = 0, refusals = 0, refusals_hit = 0, out_of_reach = 0;
@@ -158,16 +157,17 @@ std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> pro
   for (int r = 0; r < kRuleCount; ++r) {
     const Rule rule = static_cast<Rule>(r);
     if (rule == Rule::handle_live || rule == Rule::observed) continue;
-    std::vector<Branch> here, elsewhere;
+    std::vector<Branch> mine, elsewhere;
     for (Branch b : known)
-      if (branch_rule(b) == rule) (reachable_under(b, profiles) ? here : elsewhere).push_back(b);
-    if (here.empty() && elsewhere.empty()) {
+      if (branch_rule(b) == rule)
+        (std::binary_search(here.begin(), here.end(), b) ? mine : elsewhere).push_back(b);
+    if (mine.empty() && elsewhere.empty()) {
       unseen += " " + std::string(rule_desc(rule).id);
       continue;
     }
     size_t hit = 0;
     std::string missing;
-    for (Branch b : here) {
+    for (Branch b : mine) {
       const bool got = cov.reached(b);
       hit += got;
       refusals += is_refusal(b);
@@ -175,12 +175,12 @@ std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> pro
       if (!got) missing += "\n      never reached: " + branch_text(b);
     }
     for (Branch b : elsewhere)
-      missing += "\n      out of reach: " + branch_text(b) + ": only under " + profiles_taking(b);
-    total += here.size();
+      missing += "\n      out of reach: " + branch_text(b) + ": only under " + reached_under(b);
+    total += mine.size();
     reached += hit;
     out_of_reach += elsewhere.size();
     out += "  " + pad(std::string(rule_desc(rule).id), 28) + std::to_string(hit) + "/" +
-           std::to_string(here.size()) + missing + "\n";
+           std::to_string(mine.size()) + missing + "\n";
   }
   // Branches the corpus never shows, counted per rule: where the fuzzer
   // went beyond it.
@@ -201,7 +201,7 @@ std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> pro
   if (!unseen.empty()) out += "rules the corpus never reaches:" + unseen + "\n";
   out += "rule coverage: " + std::to_string(reached) + " of " + std::to_string(total) + " branches reached (" +
          std::to_string(refusals_hit) + " of " + std::to_string(refusals) + " refusals); " +
-         std::to_string(out_of_reach) + " out of reach (another knob alternative)\n";
+         std::to_string(out_of_reach) + " out of reach (only other profiles' knob alternatives reach them)\n";
   return out;
 }
 

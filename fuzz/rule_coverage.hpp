@@ -7,8 +7,9 @@
 //
 // Which branches exist is what the conformance corpus (built in) reaches
 // under each profile: a campaign's table says which of those under its
-// profiles it never reached, which only another knob alternative reaches
-// (so no input of this campaign can), and how many it reached beyond them.
+// profiles it never reached, which the corpus reaches only under other
+// profiles (a knob alternative of theirs decides, at that op or an earlier
+// one: no input of this campaign can), and how many it reached beyond them.
 // A bind refused after posting shows at the bind as its rule with an OK
 // return (the error comes with the completion): a branch all the same.
 #pragma once
@@ -61,9 +62,9 @@ std::vector<Branch> corpus_branches(const Profile& p);
 
 // Returns the rule-coverage table of a run whose model sides follow
 // `profiles`: per rule, the branches the corpus shows under them and how
-// many the run reached, each one it never reached, those only other knob
-// alternatives reach (with the profiles that take them), and how many it
-// reached beyond the corpus; a summary line ends it.
+// many the run reached, each one it never reached, those the corpus shows
+// only under other profiles (naming them), and how many it reached beyond
+// the corpus; a summary line ends it.
 std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> profiles);
 
 }  // namespace mwc::fuzz

@@ -2,20 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "compare/run.hpp"
 #include "fuzz/campaign.hpp"
-#include "refmodel/model.hpp"
 #include "refmodel/test_util.hpp"
 
 namespace mwc::fuzz {
 namespace {
-
-std::vector<Outcome> run(const Trace& t, const Profile& p) {
-  Model m(p);
-  m.reset(t.caps);
-  std::vector<Outcome> out;
-  for (const Op& op : t.ops) out.push_back(m.step(op));
-  return out;
-}
 
 // A deregistration refused while a window is bound: one branch per
 // alternative of the knob that decides it.
@@ -29,16 +21,16 @@ bind_mw q0 w0 mr=m0 addr=b0 len=64
 dereg_mr m0
 )");
   const Profile verbs = profile(ProfileId::verbs), rxe = profile(ProfileId::rxe);
-  const Branch v = branch_of(run(t, verbs).back(), verbs), r = branch_of(run(t, rxe).back(), rxe);
+  const Branch v = branch_of(run_model(t, verbs).back(), verbs), r = branch_of(run_model(t, rxe).back(), rxe);
   EXPECT_EQ(branch_rule(v), Rule::mr_dereg_bound);
   EXPECT_EQ(branch_text(v), "EBUSY [dereg_bound=ebusy]");
   EXPECT_EQ(branch_text(r), "EINVAL [dereg_bound=einval]");
   EXPECT_TRUE(is_refusal(v));
-  EXPECT_FALSE(is_refusal(branch_of(run(t, verbs)[0], verbs)));
+  EXPECT_FALSE(is_refusal(branch_of(run_model(t, verbs)[0], verbs)));
   RuleCoverage cov;
-  EXPECT_EQ(cov.add(run(t, verbs), verbs), 7u);  // every op its own branch
-  EXPECT_EQ(cov.add(run(t, verbs), verbs), 0u);
-  EXPECT_EQ(cov.add(run(t, rxe), rxe), 2u);  // the bind (mw_access=any) and the refusal differ
+  EXPECT_EQ(cov.add(run_model(t, verbs), verbs), 7u);  // every op its own branch
+  EXPECT_EQ(cov.add(run_model(t, verbs), verbs), 0u);
+  EXPECT_EQ(cov.add(run_model(t, rxe), rxe), 2u);  // the bind (mw_access=any) and the refusal differ
   EXPECT_TRUE(cov.reached(r));
 }
 
