@@ -218,6 +218,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->capture_default_str()
       ->check(in_range(0.001, 86400.0));
   w->add_option("--corpus", power.corpus, "Conformance corpus")->default_str(MWCHECK_DEFAULT_CORPUS);
+  w->add_option("--mutant", power.mutants, "Measure only this mutant (repeatable; refmodel/mutants.def lists them)");
 
   ExportOptions ex;
   auto* x = app.add_subcommand("export", "Write a trace's or a finding's reproducer as a C program (libibverbs) and a pyverbs test");

@@ -95,9 +95,10 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   if (co.runs == 0 && co.seconds == 0) co.seconds = 60;
 
   const auto status_line = [](const fuzz::CampaignStatus& s) {
-    return fmt::format("#{} {:.1f}s {:.0f} execs/s  ops {}/{}  rules {}/{}  pool {}  findings {}", s.runs,
-                       s.seconds, s.execs_per_second(), s.ops_covered, kOpCount, s.rules_covered,
-                       kRuleCount, s.pool, s.findings);
+    return fmt::format("#{} {:.1f}s {:.0f} execs/s  ops {}/{}  rules {}/{}  branches {} ({} refusals)  pool {}  "
+                       "findings {}",
+                       s.runs, s.seconds, s.execs_per_second(), s.ops_covered, kOpCount, s.rules_covered,
+                       kRuleCount, s.branches, s.refusals, s.pool, s.findings);
   };
   std::vector<std::string> written;
   bool write_failed = false;
@@ -127,6 +128,10 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   for (int r = 0; r < kRuleCount; ++r)
     if (!st.rules_seen[r]) unreached += " " + std::string(rule_descs()[r].id);
   if (!unreached.empty()) out << "  rules no input reached:" << unreached << "\n";
+  std::vector<Profile> profiles;  // the model sides'
+  for (const auto& side : b)
+    if (side->profile()) profiles.push_back(*side->profile());
+  if (!profiles.empty()) out << fuzz::coverage_table(st.coverage, profiles);
   for (size_t i = 0; i < findings.size(); ++i) {
     const auto& f = findings[i];
     out << fmt::format("  finding {}: input {} ({:.2f}s), {} ops, {} vs {} at {}{}\n", i + 1, f.run,

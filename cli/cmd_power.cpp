@@ -3,6 +3,8 @@
 // and from nothing), beside which mutants the corpus's expectations alone
 // catch.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -12,6 +14,7 @@
 #include "cli/load.hpp"
 #include "fuzz/campaign.hpp"
 #include "refmodel/mutant.hpp"
+#include "util/quote.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -24,19 +27,45 @@ struct Detection {
   uint64_t runs = 0;
   double total_seconds = 0;
 
-  // Returns "median / max" over all campaigns (a miss: "> budget"), and how
-  // many found it.
-  std::string median_max(double budget) const {
-    const size_t n = seconds.size() + missed;
+  // Returns the i-th fastest time (a miss: infinity).
+  double at(size_t i) const {
     std::vector<double> s = seconds;
     std::sort(s.begin(), s.end());
-    const auto at = [&](size_t i) {
-      return i < s.size() ? fmt::format("{:.3f}", s[i]) : fmt::format(">{:g}", budget);
+    return i < s.size() ? s[i] : std::numeric_limits<double>::infinity();
+  }
+  // Returns the median over all campaigns (a miss counts as slowest).
+  double median() const {
+    const size_t n = seconds.size() + missed;
+    return n % 2 ? at(n / 2) : (at(n / 2 - 1) + at(n / 2)) / 2;
+  }
+  // Returns the slowest campaign's time.
+  double max() const { return at(seconds.size() + missed - 1); }
+  // Returns "median / max (found/campaigns)", a miss as ">budget".
+  std::string text(double budget) const {
+    const auto t = [&](double v) {
+      return std::isinf(v) ? fmt::format(">{:g}", budget) : fmt::format("{:.3f}", v);
     };
-    const std::string med = n % 2 ? at(n / 2)
-                            : n / 2 < s.size() ? fmt::format("{:.3f}", (s[n / 2 - 1] + s[n / 2]) / 2)
-                                               : at(n / 2);
-    return fmt::format("{} / {} ({}/{})", med, at(n - 1), s.size(), n);
+    return fmt::format("{} / {} ({}/{})", t(median()), t(max()), seconds.size(), seconds.size() + missed);
+  }
+};
+
+// The worst median and max over the mutants measured, and whose they are.
+struct Worst {
+  double median = 0, max = 0;
+  std::string median_of, max_of;
+  size_t missed = 0;
+
+  void add(const Detection& d, std::string_view mutant) {
+    if (d.median() >= median) median = d.median(), median_of = mutant;
+    if (d.max() >= max) max = d.max(), max_of = mutant;
+    missed += d.missed;
+  }
+  // Returns "every seed found every mutant; worst median 1.2 s (m), worst max 3.4 s (m)".
+  std::string text(double budget) const {
+    const auto t = [&](double v) { return std::isinf(v) ? fmt::format(">{:g} s", budget) : fmt::format("{:.3f} s", v); };
+    return fmt::format("{}; worst median {} ({}), worst max {} ({})",
+                       missed ? fmt::format("{} campaigns missed", missed) : "every seed found every mutant",
+                       t(median), median_of, t(max), max_of);
   }
 };
 
@@ -72,6 +101,17 @@ Detection detect(Backend& base, Backend& mutant, const std::vector<Trace>& seeds
 }  // namespace
 
 int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
+  std::vector<MutantDesc> measured;
+  for (const auto& name : o.mutants) {
+    if (!mutant_from_name(name)) {
+      std::string names;
+      for (const auto& m : mutant_descs()) names += (names.empty() ? "" : ", ") + std::string(m.name);
+      err << fmt::format("mwcheck power: error: no mutant {} (mutants: {})\n", quote(name), names);
+      return kExitBadInput;
+    }
+    measured.push_back(mutant_descs()[static_cast<int>(*mutant_from_name(name)) - 1]);
+  }
+  if (o.mutants.empty()) measured.assign(mutant_descs().begin(), mutant_descs().end());
   std::vector<std::string> paths;
   std::vector<Trace> corpus;
   if (load_corpus(o.corpus, paths, corpus, err) != kExitOk) return kExitBadInput;
@@ -79,11 +119,11 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
       "power: {} seeds per mutant, {:g} s budget each; time to detect in seconds: median / max "
       "(campaigns that found it / campaigns)\n\n",
       o.seeds, o.budget);
-  out << fmt::format("{:<22} {:<6} {:<15} {:<26} {:<26} {:>8}\n", "mutant", "base", "corpus catches",
+  out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8}\n", "mutant", "base", "corpus catches",
                      "fuzz from corpus", "fuzz from nothing", "execs/s");
-  out << std::string(108, '-') << "\n";
-  size_t missed = 0;
-  for (const auto& m : mutant_descs()) {
+  out << std::string(112, '-') << "\n";
+  Worst seeded_worst, blind_worst;
+  for (const auto& m : measured) {
     std::string why;
     const std::string base_name(profile_descs()[static_cast<int>(m.base)].name);
     auto base = make_backend(base_name, why);
@@ -91,15 +131,17 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
     const size_t caught = corpus_catches(*mutant, corpus);
     const Detection seeded = detect(*base, *mutant, corpus, o.seeds, o.budget);
     const Detection blind = detect(*base, *mutant, {}, o.seeds, o.budget);
-    missed += seeded.missed + blind.missed;
+    seeded_worst.add(seeded, m.name);
+    blind_worst.add(blind, m.name);
     const double execs = (seeded.runs + blind.runs) / std::max(1e-9, seeded.total_seconds + blind.total_seconds);
-    out << fmt::format("{:<22} {:<6} {:<15} {:<26} {:<26} {:>8.0f}\n", m.name, base_name,
-                       caught ? fmt::format("yes ({} traces)", caught) : "no", seeded.median_max(o.budget),
-                       blind.median_max(o.budget), execs);
+    out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8.0f}\n", m.name, base_name,
+                       caught ? fmt::format("yes ({} traces)", caught) : "no", seeded.text(o.budget),
+                       blind.text(o.budget), execs);
     err << fmt::format("power: {} done\n", m.name);
   }
-  out << fmt::format("\npower: {} mutants, {} campaigns missed\n", mutant_descs().size(), missed);
-  return missed ? kExitFail : kExitOk;
+  out << fmt::format("\npower: {} mutants x {} seeds\n  from the corpus: {}\n  from nothing:    {}\n",
+                     measured.size(), o.seeds, seeded_worst.text(o.budget), blind_worst.text(o.budget));
+  return seeded_worst.missed + blind_worst.missed ? kExitFail : kExitOk;
 }
 
 }  // namespace mwc::cli

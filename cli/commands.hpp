@@ -115,6 +115,7 @@ struct PowerOptions {
   int seeds = 5;
   double budget = 60;  // seconds per campaign
   std::string corpus;
+  std::vector<std::string> mutants;  // only these (none: every mutant)
 };
 int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err);
 

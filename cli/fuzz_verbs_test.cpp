@@ -55,6 +55,18 @@ TEST(FuzzVerb, ProfilesThatOnlyDifferByKnobsGiveNoFinding) {
   EXPECT_NE(r.out.find("#3000 "), std::string::npos) << r.out;
 }
 
+// A campaign ends with its rule-coverage table: the corpus run as seeds
+// reaches every branch it shows, and what only det's alternatives reach is
+// out of reach, said so.
+TEST(FuzzVerb, EndsWithTheRuleCoverageTable) {
+  const Ran r = mwcheck({"fuzz", "-a", "verbs", "-a", "rxe", "--runs", "100", "--corpus", corpus()});
+  EXPECT_NE(r.out.find("rule coverage under verbs, rxe:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("never reached"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("out of reach: ENOTCONN [post_bad_state=enotconn]: only under det"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("branches "), std::string::npos) << r.out;
+}
+
 TEST(FuzzVerb, BadArgumentsExitTwo) {
   EXPECT_EQ(mwcheck({"fuzz", "-a", "verbs", "-a", "mutant:nosuch", "--runs", "1"}).status, 2);
   EXPECT_EQ(mwcheck({"fuzz", "-a", "verbs", "-a", "rxe", "--runs", "1", "--time", "1"}).status, 2);
@@ -71,6 +83,25 @@ TEST(PowerVerb, TablesEveryMutant) {
     // The conformance corpus catches every mutant.
     EXPECT_NE(r.out.substr(at, r.out.find('\n', at) - at).find("yes ("), std::string::npos) << r.out;
   }
+}
+
+// --mutant measures the mutants named, and a summary names the worst.
+TEST(PowerVerb, OneMutantAndTheWorstOfEach) {
+  const Ran r = mwcheck({"power", "--seeds", "2", "--budget", "20", "--corpus", corpus(), "--mutant", "stale_rkey"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("stale_rkey "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("key_not_advanced"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(2/2)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("power: 1 mutants x 2 seeds"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("from nothing:    every seed found every mutant; worst median"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(stale_rkey)"), std::string::npos) << r.out;
+}
+
+TEST(PowerVerb, AnUnknownMutantExitsTwoNamingThem) {
+  const Ran r = mwcheck({"power", "--mutant", "nosuch"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no mutant 'nosuch'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("range_mr_only"), std::string::npos) << r.err;
 }
 
 }  // namespace

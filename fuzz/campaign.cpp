@@ -71,6 +71,12 @@ std::vector<Finding> run_campaign(Backend& a, Backend& b, const std::vector<Trac
 
   Rng rng(o.seed);
   Coverage cov;
+  RuleCoverage branches;
+  std::vector<size_t> favored;  // pool entries that reached a new rule branch
+  // The model sides' knob values, which a branch names (a device has none).
+  const Profile none;
+  const Profile& pa = a.profile() ? *a.profile() : none;
+  const Profile& pb = b.profile() ? *b.profile() : none;
   std::set<Signature> seen;
   std::vector<Finding> findings;
   std::vector<Outcome> oa, ob;
@@ -86,7 +92,10 @@ std::vector<Finding> run_campaign(Backend& a, Backend& b, const std::vector<Trac
       }
     }
     // The seeds first, as they are; then mutants and crossovers of the pool.
-    Trace t = run < nseeds ? pool[run] : pool[rng.below(pool.size())];
+    // Half the parents are inputs that reached a rule branch first: a few
+    // hundred among thousands, each a step the rules care about.
+    const bool fav = !favored.empty() && rng.chance(1, 2);
+    Trace t = run < nseeds ? pool[run] : fav ? pool[favored[rng.below(favored.size())]] : pool[rng.below(pool.size())];
     if (run >= nseeds) {
       if (pool.size() > 1 && rng.chance(1, 10))
         t = crossover(t, pool[rng.below(pool.size())], rng, o.max_ops);
@@ -94,7 +103,12 @@ std::vector<Finding> run_campaign(Backend& a, Backend& b, const std::vector<Trac
     }
     st.runs = run + 1;
     const auto d = first_divergence(t, a, b, oa, ob);
-    if (cov.add(t, oa, ob) && run >= nseeds) pool.push_back(t);
+    const bool new_triple = cov.add(t, oa, ob);
+    const bool new_branch = (a.profile() && branches.add(oa, pa)) | (b.profile() && branches.add(ob, pb));
+    if (new_branch) favored.push_back(run < nseeds ? run : pool.size());
+    if ((new_triple || new_branch) && run >= nseeds) pool.push_back(t);
+    st.branches = branches.size();
+    st.refusals = branches.refusals();
     st.ops_covered = cov.nops;
     st.rules_covered = cov.nrules;
     st.pool = pool.size();
@@ -121,6 +135,7 @@ std::vector<Finding> run_campaign(Backend& a, Backend& b, const std::vector<Trac
   }
   st.seconds = elapsed();
   st.rules_seen = cov.rules;
+  st.coverage = std::move(branches);
   return findings;
 }
 

@@ -1,6 +1,7 @@
 // In-process differential fuzzing of two backends, without libFuzzer: the
 // structure-aware mutator over a pool of traces that grows with every input
-// reaching a new (op, rule of A, rule of B) triple. A divergence no knob
+// reaching a new (op, rule of A, rule of B) triple or a new rule branch
+// (rule, outcome, knob alternatives: rule_coverage.hpp). A divergence no knob
 // explains is a finding, minimized to a small trace that still shows it.
 // Deterministic: the same backends, seeds and options run the same inputs
 // in the same order; time limits only decide where the run stops.
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "adapters/divergence.hpp"
+#include "fuzz/rule_coverage.hpp"
 
 namespace mwc::fuzz {
 
@@ -35,7 +37,10 @@ struct CampaignStatus {
   int rules_covered = 0;   // rules that decided some outcome on either side
   size_t pool = 0;
   size_t findings = 0;
+  size_t branches = 0;     // rule branches reached (rule_coverage.hpp), both sides
+  size_t refusals = 0;     // of which refusals
   std::vector<bool> rules_seen;  // by Rule
+  RuleCoverage coverage;         // the branches, once the campaign ends
   // Returns executions per second so far.
   double execs_per_second() const { return seconds > 0 ? runs / seconds : 0; }
 };

@@ -3,7 +3,9 @@
 // start with --), any divergence no knob explains is a finding: a mutant,
 // or later a device, against a profile. Without, every pair of profiles:
 // where two profiles disagree, a knob they set differently must have been
-// consulted (otherwise the model's knob accounting is wrong).
+// consulted (otherwise the model's knob accounting is wrong). The model
+// sides' rule branches are libFuzzer's extra counters, and their table is
+// printed at exit (fuzz/rule_counters.hpp).
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -12,6 +14,7 @@
 #include "adapters/divergence.hpp"
 #include "fuzz/check.hpp"
 #include "fuzz/input.hpp"
+#include "fuzz/rule_counters.hpp"
 
 namespace {
 std::vector<std::unique_ptr<mwc::Backend>> backends;
@@ -44,6 +47,10 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     std::fprintf(stderr, "fuzz_diff: give two backends (--against=A --against=B)\n");
     std::exit(2);
   }
+  std::vector<mwc::Profile> profiles;
+  for (const auto& b : backends)
+    if (b->profile()) profiles.push_back(*b->profile());
+  mwc::fuzz::print_table_at_exit(profiles);
   return 0;
 }
 
@@ -51,7 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace mwc;
   const Trace t = fuzz::input_trace({data, size});
   static std::vector<std::vector<Outcome>> outcomes(backends.size());
-  for (size_t i = 0; i < backends.size(); ++i) backends[i]->run(t, outcomes[i]);
+  for (size_t i = 0; i < backends.size(); ++i) {
+    backends[i]->run(t, outcomes[i]);
+    if (const Profile* p = backends[i]->profile()) fuzz::count_branches(outcomes[i], *p);
+  }
   for (size_t i = 0; i < backends.size(); ++i) {
     for (size_t j = i + 1; j < backends.size(); ++j) {
       const auto d = first_divergence(outcomes[i], outcomes[j], differing_knobs(*backends[i], *backends[j]));

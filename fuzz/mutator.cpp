@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "fuzz/fragments.hpp"
+#include "fuzz/guide.hpp"
 #include "refmodel/vocab.hpp"
 
 namespace mwc::fuzz {
@@ -118,7 +120,9 @@ void mutate(Trace& t, Rng& rng, size_t max_ops) {
   const uint64_t edits = 1 + rng.below(4);
   for (uint64_t e = 0; e < edits; ++e) {
     const auto at = [&](size_t extra) { return static_cast<std::ptrdiff_t>(rng.below(ops.size() + extra)); };
-    switch (ops.empty() ? 0 : rng.below(6)) {
+    // Half the edits know the state (fuzz/guide.hpp): values at its bounds,
+    // handles by relation, whole scenarios; the others are blind.
+    switch (ops.empty() ? (rng.chance(1, 2) ? 0 : 8) : rng.below(12)) {
       case 0:  // append a new op: it finds the state the trace built
       case 1:  // or insert it anywhere
         if (ops.size() < max_ops) {
@@ -144,12 +148,36 @@ void mutate(Trace& t, Rng& rng, size_t max_ops) {
         std::swap(ops[i], ops[j]);
         break;
       }
-      default: {  // tweak one field
+      case 5: {  // tweak one field
         Op& op = ops[at(0)];
         const auto& d = op_desc(op.code);
         if (d.fields.empty()) break;
         const size_t f = rng.below(d.fields.size());
         op.a[f] = random_field(d.fields[f], t.caps, rng);
+        break;
+      }
+      case 6:
+      case 7: {  // a new op whose fields the state before it chooses
+        if (ops.size() >= max_ops) break;
+        const auto to = rng.chance(1, 2) ? std::ssize(ops) : at(1);
+        const Op op = Guide(t, static_cast<size_t>(to)).make(static_cast<OpCode>(rng.below(kOpCount)), rng);
+        ops.insert(ops.begin() + to, op);
+        break;
+      }
+      case 8:
+      case 9: {  // a scenario, inserted whole
+        const auto to = rng.chance(1, 2) ? std::ssize(ops) : at(1);
+        const auto frag = fragment(t, static_cast<size_t>(to), max_ops - std::min(max_ops, ops.size()), rng);
+        ops.insert(ops.begin() + to, frag.begin(), frag.end());
+        break;
+      }
+      default: {  // one field chosen again, by the state before its op
+        const auto i = at(0);
+        const auto& d = op_desc(ops[i].code);
+        if (d.fields.empty()) break;
+        const size_t f = rng.below(d.fields.size());
+        const Guide g(t, static_cast<size_t>(i));
+        ops[i].a[f] = g.field(ops[i], f, ~(uint32_t{1} << f), rng);
         break;
       }
     }

@@ -85,6 +85,39 @@ Model::KeyTarget Model::key_target(uint32_t rkey) const {
   return KeyTarget{true, false, false, m.pd, kNoHandle, m.access, k.h, m.iova, m.len, m.iova, m.len};
 }
 
+Model::ObjectView Model::object(HandleKind k, uint32_t h) const {
+  ObjectView v;
+  switch (k) {
+    case HandleKind::Buf:
+      if (h < bufs_.size() && bufs_[h].live) v = {.live = true, .addr = layout::buf_va(h), .len = bufs_[h].len};
+      break;
+    case HandleKind::Pd:
+      v.live = h < pds_.size() && pds_[h].live;
+      break;
+    case HandleKind::Mr:
+      if (h < mrs_.size() && mrs_[h].live) {
+        const Mr& m = mrs_[h];
+        v = {.live = true, .bound = m.bound != 0, .pd = m.pd, .access = m.access, .addr = m.iova, .len = m.len};
+      }
+      break;
+    case HandleKind::Mw:
+      if (h < mws_.size() && mws_[h].live) {
+        const Mw& w = mws_[h];
+        v = {.live = true, .bound = w.state == MwState::Bound, .zero_based = (w.access & acc::ZERO_BASED) != 0,
+             .type = w.type, .pd = w.pd, .owner = w.type == 2 ? w.qp : kNoHandle, .mr = w.mr,
+             .access = w.access, .addr = w.addr, .len = w.len};
+      }
+      break;
+    case HandleKind::Qp:
+      if (h < qps_.size() && qps_[h].live) {
+        const Qp& q = qps_[h];
+        v = {.live = true, .type = static_cast<uint8_t>(q.type), .state = q.state, .pd = q.pd};
+      }
+      break;
+  }
+  return v;
+}
+
 // ---- resources ---------------------------------------------------------
 
 Outcome Model::on_buf(const args::buf& a) {
@@ -387,8 +420,13 @@ Outcome Model::bind(const BindReq& r) {
         break;
       }
     }
-    if (fail == Rule::bind_ok && !rules::window_in_mr<C>(addr, r.len, m->iova, m->len))
-      f(Rule::bind_range, Result::kERANGE);
+    // zero_based_range_len_only's bug: a zero-based window's length alone is checked.
+    const bool in_mr = mutant_ == Mutant::zero_based_range_len_only && (access & acc::ZERO_BASED)
+                           ? r.len <= m->len
+                           : rules::window_in_mr<C>(addr, r.len, m->iova, m->len);
+    if (fail == Rule::bind_ok && !in_mr) f(Rule::bind_range, Result::kERANGE);
+    // bind_error_leaks_mr's bug: the refusal of the window's flags keeps the MR's reference.
+    if (fail == Rule::bind_mw_access && mutant_ == Mutant::bind_error_leaks_mr) ++m->bound;
   }
 
   if (fail != Rule::bind_ok) {

@@ -108,6 +108,23 @@ class Model {
   uint32_t mr_rkey(uint32_t h) const {
     return h < mrs_.size() && mrs_[h].live ? mrs_[h].rkey(h) : 0;
   }
+  // What one object is now, in the terms the rules compare: for the
+  // fuzzer's rule-aware mutator (fuzz/guide.hpp), which picks values at the
+  // bounds the state knows and handles by their relation to each other.
+  struct ObjectView {
+    bool live = false;
+    bool bound = false;       // a window with a binding; an MR with windows bound to it
+    bool zero_based = false;  // a bound window's ZERO_BASED
+    uint8_t type = 0;         // a window's type, a QP's transport (qpt::)
+    QpState state = QpState::kRESET;  // a QP's
+    uint32_t pd = kNoHandle;     // the PD of an MR, a window or a QP
+    uint32_t owner = kNoHandle;  // the QP a bound type 2 window belongs to
+    uint32_t mr = kNoHandle;     // the MR a bound window lies in
+    uint32_t access = 0;         // an MR's or a bound window's
+    uint64_t addr = 0, len = 0;  // the extent: a buffer's, an MR's (iova), a bound window's
+  };
+  // Returns object h of kind k as it is now (not live past the tables).
+  ObjectView object(HandleKind k, uint32_t h) const;
   // Appends the state (every table, field by field) to `out`: equal bytes,
   // equal states. For the trace prover's visited set.
   void append_state(std::string& out) const;
@@ -166,6 +183,11 @@ class Model {
       return refuse(Rule::remote_pd);
     if (!rules::grants<C>(m->access, right)) [[unlikely]]
       return refuse(Rule::remote_access);
+    // range_sum_wraps's bug: the end compared as a 64-bit sum, which wraps.
+    if (mutant_ == Mutant::range_sum_wraps) [[unlikely]]
+      return {Rule::remote_ok,
+              D::ule(D::lit(m->iova), raddr) && D::ule(raddr + len, D::lit(m->iova) + D::lit(m->len)),
+              atomic ? rules::atomic_aligned<D>(raddr) : yes};
     return {Rule::remote_ok, rules::range_within<D>(raddr, len, D::lit(m->iova), D::lit(m->len)),
             atomic ? rules::atomic_aligned<D>(raddr) : yes};
   }
