@@ -51,7 +51,7 @@ struct ConformOptions {
   // the attacks folder beside the corpus, when there is one; "none": not).
   std::string attacks;
   std::vector<std::string> known;    // HASH=0|1: candidates answered in earlier boots
-  double shrink_seconds = 50;        // shrinking all findings of one device may take this long
+  double shrink_seconds = 150;       // shrinking all findings of one device may take this long
   std::string baseline;              // a report.json to compare the findings with
   std::string export_dir;            // write each finding's reproducer, C and pyverbs here
   std::string corpus;
