@@ -8,6 +8,7 @@
 #include <rapidcheck/state.h>
 
 #include "adapters/backend.hpp"
+#include "compare/run.hpp"
 #include "properties/gen.hpp"
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/model.hpp"
@@ -81,13 +82,8 @@ RC_GTEST_PROP(Codec, BinaryRoundTrip, ()) {
   RC_ASSERT(std::get<Trace>(r) == t);
 }
 
-std::vector<Outcome> outcomes(const Trace& t, const Profile& p) {
-  Model m(p);
-  m.reset(t.caps);
-  std::vector<Outcome> out;
-  for (const Op& op : t.ops) out.push_back(m.step(op));
-  return out;
-}
+// The one run of a trace on the model (compare/run.hpp).
+std::vector<Outcome> outcomes(const Trace& t, const Profile& p) { return run_model(t, p); }
 
 RC_GTEST_PROP(ModelRuns, SameTraceSameOutcomes, ()) {
   const Trace t = with_prologue(*gen_ops());

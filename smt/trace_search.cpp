@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "compare/run.hpp"
 #include "refmodel/checksum.hpp"
 #include "refmodel/layout.hpp"
 #include "refmodel/model.hpp"
@@ -290,15 +291,6 @@ class Prober {
   std::unordered_map<std::string, std::optional<std::pair<uint64_t, uint64_t>>> cache_;
 };
 
-// Returns the outcomes of t's ops under p, on the model itself.
-std::vector<Outcome> outcomes(const Trace& t, const Profile& p) {
-  Model m(p);
-  m.reset(t.caps);
-  std::vector<Outcome> o;
-  for (const Op& op : t.ops) o.push_back(m.step(op));
-  return o;
-}
-
 // A 128-bit fingerprint of a state: two XXH64s of its bytes.
 struct Print {
   uint64_t a, b;
@@ -375,9 +367,9 @@ SearchResult search_traces(const Profile& p, ProfileId judge, int k, const Scope
     // The yardstick's outcomes, and a clause for each profile that differs
     // (so the trace checks under every profile, and on a device says which
     // reading it follows).
-    const auto theirs = outcomes(t, profile(judge));
+    const auto theirs = run_model(t, profile(judge));
     std::vector<std::vector<Outcome>> each;
-    for (int q = 0; q < kProfileCount; ++q) each.push_back(outcomes(t, profile(static_cast<ProfileId>(q))));
+    for (int q = 0; q < kProfileCount; ++q) each.push_back(run_model(t, profile(static_cast<ProfileId>(q))));
     for (uint32_t i = 0; i < t.ops.size(); ++i) {
       t.expects.push_back({i, true, 0, exact(theirs[i])});
       std::vector<bool> done(kProfileCount);

@@ -2,19 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "compare/run.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::smt {
 namespace {
-
-// Returns the outcomes of t under p, on the model.
-std::vector<Outcome> run(const Trace& t, const Profile& p) {
-  Model m(p);
-  m.reset(t.caps);
-  std::vector<Outcome> o;
-  for (const Op& op : t.ops) o.push_back(m.step(op));
-  return o;
-}
 
 TEST(TraceSearch, EveryInvariantHoldsUnderTheNormativeProfilesUpToFourVerbs) {
   for (ProfileId id : {ProfileId::ibta, ProfileId::verbs}) {
@@ -38,7 +30,7 @@ TEST(TraceSearch, RxeReadsPastTheWindowInSixVerbs) {
   EXPECT_EQ(c->verbs, c->trace.ops.size() - 1);  // b0 is no verb; an access needs no poll
   // The last op is granted under rxe, refused under the yardstick, and the
   // expectations say both.
-  const auto mine = run(c->trace, rxe), ibta = run(c->trace, profile(ProfileId::ibta));
+  const auto mine = run_model(c->trace, rxe), ibta = run_model(c->trace, profile(ProfileId::ibta));
   EXPECT_EQ(mine.back().wc, WcStatus::kIBV_WC_SUCCESS);
   EXPECT_EQ(ibta.back().wc, WcStatus::kIBV_WC_REM_ACCESS_ERR);
   const std::string text = print_text(c->trace);
