@@ -324,7 +324,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   if (!o.baseline.empty()) {
     std::string why;
     baseline = read_stored(o.baseline, why);
-    if (!baseline) return err << "mwcheck conform: " << why << "\n", kExitBadInput;
+    if (!baseline) return err << why << "\n", kExitBadInput;
   }
 
   std::vector<DeviceColumn> cols;

@@ -27,6 +27,7 @@
 #include "refmodel/text_codec.hpp"
 #include "util/atomic_file.hpp"
 #include "util/install_layout.hpp"
+#include "util/read_input.hpp"
 #include "util/temp_dir.hpp"
 #include "util/quote.hpp"
 
@@ -112,11 +113,10 @@ std::optional<Ended> run_recorded(const RecordOptions& o, const std::string& lib
 }
 
 std::optional<std::string> read_file(const std::string& path, std::ostream& err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return err << fmt::format("mwcheck: cannot read {}\n", path), std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string bytes;
+  if (InputError e; !read_input(path, kLogLimits, bytes, e))
+    return err << fmt::format("{}:{}:{}: error: {}\n", path, e.line, e.col, e.message), std::nullopt;
+  return bytes;
 }
 
 // Turns a log into the trace and writes it. Returns the exit status.
