@@ -12,9 +12,18 @@ ModelBackend::ModelBackend(Profile p, int column, Mutant mutant)
     : model_(p, mutant), name_(backend_name(p, mutant)), column_(column) {}
 
 void ModelBackend::run(const Trace& t, std::vector<Outcome>& outcomes) {
-  model_.reset(t.caps);
-  outcomes.resize(t.ops.size());
-  for (size_t i = 0; i < t.ops.size(); ++i) outcomes[i] = model_.step(t.ops[i]);
+  begin_pieces(t.caps);
+  run_piece(t, outcomes);
+}
+
+bool ModelBackend::begin_pieces(const Caps& caps) {
+  model_.reset(caps);
+  return true;
+}
+
+void ModelBackend::run_piece(const Trace& piece, std::vector<Outcome>& outcomes) {
+  outcomes.resize(piece.ops.size());
+  for (size_t i = 0; i < piece.ops.size(); ++i) outcomes[i] = model_.step(piece.ops[i]);
 }
 
 }  // namespace mwc

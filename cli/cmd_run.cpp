@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/load.hpp"
 #include "cli/report.hpp"
+#include "cli/run_stream.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::cli {
@@ -31,6 +32,11 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
   size_t mismatches = 0;
   std::vector<Outcome> outcomes;
   for (const auto& path : o.files) {
+    if (can_stream(path, *backend)) {  // the model: any length, in bounded memory
+      if (!o.quiet && o.files.size() > 1) out << "# == " << path << " ==\n";
+      if (!run_streamed(path, *backend, o.check, o.quiet, mismatches, out, err)) status = kExitBadInput;
+      continue;
+    }
     auto t = load_trace(path, err);
     if (!t) {
       status = kExitBadInput;

@@ -1,0 +1,25 @@
+// `run` of a text trace in pieces, so that memory stays at one piece
+// however long the trace is (a recorded production trace of 10^8 ops):
+// one pass for the objects the trace names (the model's tables are sized
+// once), one that parses, runs, checks and prints piece by piece. The
+// output is byte for byte the whole-trace run's.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "adapters/backend.hpp"
+
+namespace mwc::cli {
+
+// Returns whether `path` is a text trace file run can stream (a regular
+// file that is not .mwb and does not start with the binary magic) on `b`.
+bool can_stream(const std::string& path, Backend& b);
+
+// Runs the text trace at `path` on `b` in pieces, printing each annotated
+// piece unless `quiet` and each mismatch when `check`. Returns false after
+// printing FILE:LINE:COL: error: for bad input; adds the mismatches it saw
+// to `mismatches`.
+bool run_streamed(const std::string& path, Backend& b, bool check, bool quiet, size_t& mismatches,
+                  std::ostream& out, std::ostream& err);
+
+}  // namespace mwc::cli

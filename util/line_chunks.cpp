@@ -1,0 +1,65 @@
+#include "util/line_chunks.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace mwc {
+
+LineChunks::~LineChunks() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool LineChunks::open(const std::string& path, size_t max_line, InputError& e) {
+  e = {};
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd_ < 0) return e.message = std::string("cannot open: ") + std::strerror(errno), false;
+  struct stat st {};
+  if (fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) return e.message = "is a folder, not a file", false;
+  max_line_ = max_line;
+  return true;
+}
+
+bool LineChunks::next(std::string& chunk, size_t& first_line, InputError& e, size_t target) {
+  e = {};
+  chunk.swap(carry_);
+  carry_.clear();
+  first_line = line_;
+  char buf[1 << 16];
+  // Read until the chunk holds `target` bytes, then cut after its last newline.
+  while (!eof_ && chunk.size() < target) {
+    const ssize_t n = ::read(fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return e.line = line_, e.message = std::string("cannot read: ") + std::strerror(errno), false;
+    if (n == 0) eof_ = true;
+    chunk.append(buf, static_cast<size_t>(n));
+  }
+  size_t cut = chunk.size();
+  if (!eof_) {
+    const size_t nl = chunk.rfind('\n');
+    cut = nl == std::string::npos ? 0 : nl + 1;
+  }
+  carry_.assign(chunk, cut, std::string::npos);
+  chunk.resize(cut);
+  const auto too_long = [&] {
+    e.line = line_;
+    e.col = max_line_ + 1;
+    e.message = "line longer than the limit of " + std::to_string(max_line_ >> 10) + " KiB";
+    return false;
+  };
+  size_t start = 0;
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    if (chunk[i] != '\n') continue;
+    if (i - start > max_line_) return too_long();
+    ++line_;
+    start = i + 1;
+  }
+  if (chunk.size() - start > max_line_ || carry_.size() > max_line_) return too_long();  // the last, unended line
+  return !chunk.empty();
+}
+
+}  // namespace mwc
