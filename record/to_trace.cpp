@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <set>
+#include <unordered_map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -54,7 +56,45 @@ struct Qp {
   std::optional<uint32_t> dest;  // dest_qp_num once connected
 };
 
+// Objects known by an rkey, exactly or by its index (the key byte aside),
+// so that naming a request's rkey is a lookup, not a scan of every window
+// and MR. Among several, the first in the order of their keys (pid,
+// address), as a scan of the maps would find.
+template <class Key>
+class KeyIndex {
+ public:
+  void add(uint32_t rkey, const Key& k) {
+    exact_[rkey].insert(k);
+    by_index_[layout::rkey_index(rkey)].insert(k);
+  }
+  void remove(uint32_t rkey, const Key& k) {
+    drop(exact_, rkey, k);
+    drop(by_index_, layout::rkey_index(rkey), k);
+  }
+  // Returns the first object holding exactly `rkey`, or null.
+  const Key* exact(uint32_t rkey) const { return first(exact_, rkey); }
+  // Returns the first object whose rkey has `rkey`'s index, or null.
+  const Key* same_index(uint32_t rkey) const { return first(by_index_, layout::rkey_index(rkey)); }
+
+ private:
+  using Table = std::unordered_map<uint32_t, std::set<Key>>;
+  static void drop(Table& t, uint32_t v, const Key& k) {
+    const auto it = t.find(v);
+    if (it == t.end()) return;
+    it->second.erase(k);
+    if (it->second.empty()) t.erase(it);
+  }
+  static const Key* first(const Table& t, uint32_t v) {
+    const auto it = t.find(v);
+    return it == t.end() ? nullptr : &*it->second.begin();
+  }
+  Table exact_, by_index_;
+};
+
 class Converter {
+  // Objects are known by their address in the process that made them.
+  using Key = std::pair<uint32_t, uint64_t>;  // pid, address
+
  public:
   explicit Converter(const std::vector<Event>& events) : events_(events) { lay_out_buffers(); }
 
@@ -132,23 +172,50 @@ class Converter {
     const auto base = [](RkeyBase b, uint32_t h, uint32_t delta) {
       return Arg{static_cast<uint8_t>(delta), h, static_cast<uint8_t>(b)};
     };
-    for (const auto& [p, w] : mws_)
-      if (k == w.cur) return base(RkeyBase::MwCur, w.h, 0);
-    for (const auto& [p, w] : mws_)
-      if (w.has_prev && k == w.prev) return base(RkeyBase::MwPrev, w.h, 0);
-    for (const auto& [p, m] : mrs_)
-      if (k == m.rkey) return base(RkeyBase::Mr, m.h, 0);
-    for (const auto& [p, w] : mws_)
-      if (layout::same_index(k, w.cur)) return base(RkeyBase::MwCur, w.h, k - w.cur);
-    for (const auto& [p, m] : mrs_)
-      if (layout::same_index(k, m.rkey)) return base(RkeyBase::Mr, m.h, k - m.rkey);
+    if (const Key* w = mw_cur_.exact(k)) return base(RkeyBase::MwCur, mws_.at(*w).h, 0);
+    if (const Key* w = mw_prev_.exact(k)) return base(RkeyBase::MwPrev, mws_.at(*w).h, 0);
+    if (const Key* m = mr_rkey_.exact(k)) return base(RkeyBase::Mr, mrs_.at(*m).h, 0);
+    if (const Key* w = mw_cur_.same_index(k)) {
+      const Mw& mw = mws_.at(*w);
+      return base(RkeyBase::MwCur, mw.h, k - mw.cur);
+    }
+    if (const Key* m = mr_rkey_.same_index(k)) {
+      const Mr& mr = mrs_.at(*m);
+      return base(RkeyBase::Mr, mr.h, k - mr.rkey);
+    }
     return Arg{0, k, static_cast<uint8_t>(RkeyBase::Raw)};
   }
 
   const Mw* window_of(uint32_t rkey) const {
-    for (const auto& [p, w] : mws_)
-      if (layout::same_index(rkey, w.cur)) return &w;
-    return nullptr;
+    const Key* w = mw_cur_.same_index(rkey);
+    return w ? &mws_.at(*w) : nullptr;
+  }
+
+  // The maps and the rkey indexes change together. (Keys by value: a
+  // caller's may live in the node these replace.)
+  void put_mr(Key k, Mr m) {
+    if (const auto it = mrs_.find(k); it != mrs_.end()) mr_rkey_.remove(it->second.rkey, k);
+    mrs_[k] = m;
+    mr_rkey_.add(m.rkey, k);
+  }
+  void drop_mr(Key k) {
+    if (const auto it = mrs_.find(k); it != mrs_.end()) mr_rkey_.remove(it->second.rkey, k), mrs_.erase(it);
+  }
+  void put_mw(Key k, Mw w) {
+    if (const auto it = mws_.find(k); it != mws_.end()) unindex(k, it->second);
+    mws_[k] = w;
+    mw_cur_.add(w.cur, k);
+    if (w.has_prev) mw_prev_.add(w.prev, k);
+  }
+  void drop_mw(Key k) {
+    const auto it = mws_.find(k);
+    if (it == mws_.end()) return;
+    unindex(k, it->second);
+    mws_.erase(it);
+  }
+  void unindex(const Key& k, const Mw& w) {
+    mw_cur_.remove(w.cur, k);
+    if (w.has_prev) mw_prev_.remove(w.prev, k);
   }
 
   static int kind(HandleKind k) { return static_cast<int>(k); }
@@ -178,8 +245,6 @@ class Converter {
     skipped_.push_back(s);
   }
 
-  // Objects are known by their address in the process that made them.
-  using Key = std::pair<uint32_t, uint64_t>;  // pid, address
   static Key key(const Event& e, uint64_t object) { return {e.pid, object}; }
 
   template <class T>
@@ -206,12 +271,14 @@ class Converter {
 
   // A bind of window w asked for key `asked` with access `bits`; `cur` is
   // mw->rkey after it.
-  void rebound(Mw& w, uint64_t cur, uint64_t bits, uint32_t asked) {
+  void rebound(Key k, uint64_t cur, uint64_t bits, uint32_t asked) {
+    Mw w = mws_.at(k);
     // The consumer's copy is what the program holds now: mw->rkey, or the
     // key it asked for when the provider leaves mw->rkey alone.
     const uint32_t now = cur != w.cur ? static_cast<uint32_t>(cur) : asked;
     if (now != w.cur) w.prev = w.cur, w.has_prev = true, w.cur = now;
     w.zero_based = bits & IBV_ACCESS_ZERO_BASED;
+    put_mw(k, w);
   }
 
   // One handler per event (visit does not compile without it).
@@ -242,13 +309,13 @@ class Converter {
     args::reg_mr b;
     b.h = h, b.pd = *pd, b.addr = addr(x.addr), b.len = x.len, b.access = access(x.access);
     add(b.to_op(), returned(x.rc), note);
-    if (x.rc == 0) mrs_[key(e, x.mr)] = Mr{h, static_cast<uint32_t>(x.rkey)};
+    if (x.rc == 0) put_mr(key(e, x.mr), Mr{h, static_cast<uint32_t>(x.rkey)});
   }
 
   void on(const Event& e, const ev::mr_free& x) {
     if (const Mr* m = find(mrs_, key(e, x.mr), e, "MR")) {
       add(on_object<args::dereg_mr>(m->h), returned(x.rc));
-      if (x.rc == 0) mrs_.erase(key(e, x.mr));
+      if (x.rc == 0) drop_mr(key(e, x.mr));
     }
   }
 
@@ -266,7 +333,7 @@ class Converter {
     if (x.flags & IBV_REREG_MR_CHANGE_TRANSLATION) b.addr = addr(x.addr), b.len = x.len;
     if (x.flags & IBV_REREG_MR_CHANGE_ACCESS) b.access = access(x.access);
     add(b.to_op(), returned(x.rc));
-    if (x.rc == 0) it->second.rkey = static_cast<uint32_t>(x.rkey);
+    if (x.rc == 0) put_mr(it->first, Mr{it->second.h, static_cast<uint32_t>(x.rkey)});
   }
 
   void on(const Event& e, const ev::mw& x) {
@@ -276,13 +343,13 @@ class Converter {
     args::alloc_mw b;
     b.h = h, b.pd = *pd, b.type = x.type & 0xff;
     add(b.to_op(), returned(x.rc));
-    if (x.rc == 0) mws_[key(e, x.mw)] = Mw{h, static_cast<uint32_t>(x.rkey)};
+    if (x.rc == 0) put_mw(key(e, x.mw), Mw{h, static_cast<uint32_t>(x.rkey)});
   }
 
   void on(const Event& e, const ev::mw_free& x) {
     if (const Mw* w = find(mws_, key(e, x.mw), e, "window")) {
       add(on_object<args::dealloc_mw>(w->h), returned(x.rc));
-      if (x.rc == 0) mws_.erase(key(e, x.mw));
+      if (x.rc == 0) drop_mw(key(e, x.mw));
     }
   }
 
@@ -326,7 +393,7 @@ class Converter {
     const auto w = mws_.find(key(e, x.mw));
     if (w == mws_.end()) return skip(e, "it names a window the recording never saw allocated");
     add(bind<args::bind_mw>(q->second.h, w->second.h, e, x, x.len).to_op(), returned(x.rc));
-    if (x.rc == 0) rebound(w->second, x.cur, x.access, static_cast<uint32_t>(x.cur));
+    if (x.rc == 0) rebound(w->first, x.cur, x.access, static_cast<uint32_t>(x.cur));
   }
 
   // Returns the op B of the peer of QP q that request x of the QP at the
@@ -367,7 +434,7 @@ class Converter {
         // The key byte it asks for, from the consumer's copy.
         b.key = Arg{static_cast<uint8_t>(x.key - w->second.cur), kNoHandle, static_cast<uint8_t>(KeyBase::Rel)};
         add(b.to_op(), returned(x.rc));
-        if (x.rc == 0) rebound(w->second, x.cur, x.access, static_cast<uint32_t>(x.key));
+        if (x.rc == 0) rebound(w->first, x.cur, x.access, static_cast<uint32_t>(x.key));
         return;
       }
       case IBV_WR_LOCAL_INV: {
@@ -451,6 +518,7 @@ class Converter {
   std::map<Key, uint32_t> pds_;
   std::map<Key, Mr> mrs_;
   std::map<Key, Mw> mws_;
+  KeyIndex<Key> mr_rkey_, mw_cur_, mw_prev_;  // of mrs_ and mws_
   std::map<Key, Qp> qps_;
   struct PeerRequest {
     size_t op;
