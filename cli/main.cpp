@@ -1,8 +1,17 @@
 #include <iostream>
+#include <new>
 
 #include "cli/app.hpp"
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
-  return mwc::cli::run_app(std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr);
+  try {
+    return mwc::cli::run_app(std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr);
+  } catch (const std::bad_alloc&) {
+    // An input within the limits may still need more memory than the
+    // machine grants (diff of a 256 MiB text trace under a small ulimit).
+    std::cout.flush();
+    std::cerr << "mwcheck: error: out of memory\n";
+    return mwc::cli::kExitBadInput;
+  }
 }
