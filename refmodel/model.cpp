@@ -571,6 +571,10 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
   if (!serves(qp, right)) [[unlikely]]
     return remote_unserved(qp, right);
   Qp* q = &qps_[qp];
+  // IBTA C9-88: a zero-length RDMA READ or WRITE need not carry a valid
+  // R_Key or address; the responder checks neither, and nothing moves.
+  if (len == 0 && !atomic) [[unlikely]]
+    return out(Rule::remote_zero_length, Result::kOK, WcStatus::kIBV_WC_SUCCESS);
   const uint32_t rkey = resolve_rkey(rkey_ref);
   const uint64_t raddr = resolve(addr_ref);
   const auto c = check_remote<C>(qp, q->pd, rkey, raddr, len, right, atomic,

@@ -34,10 +34,13 @@ class FastPathT {
   // Returns whether a hot op through the key `key` of object h (a window
   // for MwCur, an MR for Mr; the address an offset into the same object)
   // passes every check, and so succeeds with no change of state. False:
-  // ask the model.
+  // ask the model (also for a zero-length read or write, which the model
+  // serves without any check: its rule is another, IBTA C9-88).
   [[gnu::always_inline, gnu::flatten]] bool pass(uint32_t qp, RkeyBase key, uint32_t h,
                                                  uint64_t off, uint64_t len, uint32_t right,
                                                  bool atomic) {
+    if (len == 0 && !atomic) [[unlikely]]
+      return false;
     if (!(qps_[qp].serves & bit(right))) [[unlikely]]
       if (!fresh_qp(qp, right)) return false;
     const uint32_t pd = qps_[qp].pd;

@@ -212,7 +212,9 @@ class Prober {
     const auto c = m.check_remote<S>(q, m.qp_pd(q), rkey, x_, len, right, atomic,
                                      [&] { return m.remote_range_alt(); });
     if (c.fail != Rule::remote_ok) return std::nullopt;  // the state refuses it whatever the values
-    z3::expr granted = c.in_range && c.aligned;
+    // A zero-length request moves no byte (and the model serves it without
+    // any check, IBTA C9-88): only accesses of at least one byte count.
+    z3::expr granted = c.in_range && c.aligned && (atomic ? S::lit(1) == S::lit(1) : l_ != S::lit(0));
     // A provider that checks alignment when posting refuses what the
     // responder never sees (Model::remote).
     if (atomic && m.profile()[Knob::atomic_align_check] == alt::atomic_align_check::post)
