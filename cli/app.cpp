@@ -210,6 +210,15 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   z->add_option("--corpus", fuzz.corpus, "Seed traces (none: start from nothing)")
       ->default_str(default_corpus());
   z->add_flag("--keep-going", fuzz.keep_going, "Go on after the first finding");
+  z->add_flag("--no-minimize{false}", fuzz.minimize,
+              "(The guest's side of a Soft-RoCE campaign) write findings as found: the host shrinks them")
+      ->group("");
+  z->add_option("--report", fuzz.report,
+                "Against the Soft-RoCE VM: write the findings' report.json, junit.xml and report.html here");
+  z->add_option("--shrink-seconds", fuzz.shrink_seconds,
+                "Against the Soft-RoCE VM: seconds all shrinking of the findings may take")
+      ->capture_default_str()
+      ->check(in_range(0.0, 86400.0));
   const DeviceOptions fuzz_dev = add_device_options(z, fuzz.dev);
   z->add_option("--max-ops", fuzz.max_ops, "Longest trace the mutator makes")
       ->capture_default_str()

@@ -6,6 +6,7 @@
 #include "adapters/softroce/vm.hpp"
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/fuzz_device.hpp"
 #include "cli/guest.hpp"
 #include "cli/load.hpp"
 #include "fuzz/campaign.hpp"
@@ -49,7 +50,7 @@ Trace reproducer(const fuzz::Finding& f, const Backend& a, const Backend& b, con
 
 }  // namespace
 
-// Fuzzing against the Soft-RoCE VM: this command, inside the guest, against
+// One round against the Soft-RoCE VM: this command, inside the guest, against
 // its rxe0; the seeds go in as files, the reproducers come back as files.
 int fuzz_in_softroce(const FuzzOptions& o, int vm, std::ostream& out, std::ostream& err) {
   std::vector<std::string> args = {"fuzz"};
@@ -58,6 +59,7 @@ int fuzz_in_softroce(const FuzzOptions& o, int vm, std::ostream& out, std::ostre
   if (o.runs) args.insert(args.end(), {"--runs", std::to_string(o.runs)});
   if (o.time) args.insert(args.end(), {"--time", fmt::format("{}", o.time)});
   if (o.keep_going) args.push_back("--keep-going");
+  if (!o.minimize) args.push_back("--no-minimize");
   if (!o.out.empty()) args.insert(args.end(), {"--out", "out"});
   std::vector<std::string> paths;
   std::vector<Trace> seeds;
@@ -71,7 +73,11 @@ int fuzz_in_softroce(const FuzzOptions& o, int vm, std::ostream& out, std::ostre
 }
 
 int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
-  if (const int vm = softroce_spec(o.against); vm >= 0) return fuzz_in_softroce(o, vm, out, err);
+  if (const int vm = softroce_spec(o.against); vm >= 0) return fuzz_device_campaign(o, vm, out, err);
+  if (!o.report.empty())
+    return err << "mwcheck fuzz: error: --report: findings are judged and reported against the Soft-RoCE VM "
+                  "(-a device:softroce[:VERSION]); here each divergence is a reproducer in --out\n",
+           kExitBadInput;
   std::unique_ptr<Backend> b[2];
   for (int i = 0; i < 2; ++i) {
     std::string why;
@@ -92,6 +98,7 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   co.seconds = o.time;
   co.keep_going = o.keep_going;
   co.max_ops = o.max_ops;
+  co.minimize = o.minimize;
   if (co.runs == 0 && co.seconds == 0) co.seconds = 60;
 
   const auto status_line = [](const fuzz::CampaignStatus& s) {

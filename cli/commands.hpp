@@ -108,6 +108,9 @@ struct FuzzOptions {
   bool keep_going = false;
   size_t max_ops = 64;
   DeviceConfig dev;
+  bool minimize = true;         // minimize each finding (the guest's side of a VM campaign: not)
+  std::string report;           // with the Soft-RoCE VM: the findings' reports
+  double shrink_seconds = 150;  // ... and how long shrinking them may take
 };
 int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err);
 

@@ -126,7 +126,7 @@ std::vector<Finding> run_campaign(Backend& a, Backend& b, const std::vector<Trac
              Signature{static_cast<int>(c.ops[e->op].code), static_cast<int>(e->a.rule),
                        static_cast<int>(e->b.rule)} == sig;
     };
-    f.trace = minimize(t, same);
+    f.trace = o.minimize ? minimize(t, same) : t;
     f.divergence = *first_divergence(f.trace, a, b, ma, mb);
     findings.push_back(std::move(f));
     st.findings = findings.size();

@@ -21,13 +21,18 @@ struct CampaignOptions {
   double seconds = 0;     // stop after this much wall time (0: no limit)
   bool keep_going = false;  // go on after the first finding
   size_t max_ops = 64;    // longest trace the mutator makes
+  // Minimize each finding before reporting it. Off where the caller shrinks
+  // (a device campaign shrinks on the host, rebooting the guest when a
+  // candidate kills it; minimizing in the guest would die in the same
+  // candidate round after round).
+  bool minimize = true;
 };
 
 struct Finding {
   uint64_t run = 0;        // the input that showed it, counted from 1
   double seconds = 0;      // wall time from the start until it was seen
-  Trace trace;             // minimized
-  Divergence divergence;   // on the minimized trace
+  Trace trace;             // minimized (unless the options say not)
+  Divergence divergence;   // on that trace
 };
 
 struct CampaignStatus {
