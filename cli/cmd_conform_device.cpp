@@ -315,6 +315,13 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
 
   std::vector<ProfileId> yardsticks;
   if (!yardsticks_of(o, yardsticks, err)) return kExitBadInput;
+  Provenance made{o.command, ""};
+  if (!o.report.empty()) {
+    std::string why;
+    const auto when = report_time(why);
+    if (!when) return err << "mwcheck conform: error: " << why << "\n", kExitBadInput;
+    made.created = *when;
+  }
   // The output folders, before the devices' minutes rather than after.
   for (const std::string& dir : {o.report, o.export_dir})
     if (std::string why; !dir.empty() && !make_output_dir(dir, why))
@@ -328,6 +335,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
 
   std::vector<DeviceColumn> cols;
   std::vector<DeviceJudgment> judged;
+  std::vector<double> seconds;
   for (const auto& d : o.devices) {
     const std::string spec = device_spec(d);
     DeviceColumn col;
@@ -350,6 +358,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
     take_shrunk(col, j.yardstick, j.findings);
     if (b)
       col.timing = fmt::format("total {:.1f} s", std::chrono::duration<double>(Clock::now() - start).count());
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
     cols.push_back(std::move(col));
     judged.push_back(std::move(j));
   }
@@ -357,7 +366,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   std::vector<std::vector<Finding>> per_device;
   std::vector<std::string> labels;
   for (size_t c = 0; c < cols.size(); ++c) per_device.push_back(judged[c].findings), labels.push_back(cols[c].label);
-  Report rep{cols, judged, corpus, merge(per_device, labels), {}};
+  Report rep{cols, judged, corpus, merge(per_device, labels), {}, made, seconds};
   if (baseline) rep.baseline = compare(rep.findings, *baseline);
   if (!o.export_dir.empty() && !export_findings(rep.findings, o.export_dir, err)) return kExitBadInput;
 

@@ -7,6 +7,7 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/guest.hpp"
+#include "cli/json_out.hpp"
 #include "cli/load.hpp"
 #include "fuzz/campaign.hpp"
 #include "refmodel/text_codec.hpp"
@@ -58,6 +59,7 @@ int fuzz_in_softroce(const FuzzOptions& o, int vm, std::ostream& out, std::ostre
   if (o.runs) args.insert(args.end(), {"--runs", std::to_string(o.runs)});
   if (o.time) args.insert(args.end(), {"--time", fmt::format("{}", o.time)});
   if (o.keep_going) args.push_back("--keep-going");
+  if (o.json) args.push_back("--json");
   if (!o.out.empty()) args.insert(args.end(), {"--out", "out"});
   std::vector<std::string> paths;
   std::vector<Trace> seeds;
@@ -123,6 +125,29 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   fuzz::CampaignStatus st;
   const auto findings = fuzz::run_campaign(*b[0], *b[1], seeds, co, hooks, st);
 
+  if (o.json) {
+    nlohmann::ordered_json doc{{"a", b[0]->name()}, {"b", b[1]->name()}, {"seed", o.seed},
+                               {"runs", st.runs}, {"seconds", st.seconds},
+                               {"execs_per_second", st.execs_per_second()},
+                               {"ops_covered", st.ops_covered}, {"ops", kOpCount},
+                               {"rules_covered", st.rules_covered}, {"rules", kRuleCount},
+                               {"branches", st.branches}, {"refusals", st.refusals}, {"pool", st.pool},
+                               {"rules_unreached", nlohmann::ordered_json::array()},
+                               {"findings", nlohmann::ordered_json::array()}};
+    for (int r = 0; r < kRuleCount; ++r)
+      if (!st.rules_seen[r]) doc["rules_unreached"].push_back(rule_descs()[r].id);
+    for (size_t i = 0; i < findings.size(); ++i) {
+      const auto& f = findings[i];
+      const auto& d = f.divergence;
+      doc["findings"].push_back({{"input", f.run}, {"seconds", f.seconds}, {"ops", f.trace.ops.size()},
+                                 {"op", d.op + 1}, {"text", op_to_text(f.trace.ops[d.op])},
+                                 {"a", outcome_json(d.a)}, {"b", outcome_json(d.b)},
+                                 {"file", written[i]}});
+    }
+    print_json(out, doc);
+    if (write_failed) return kExitBadInput;
+    return findings.empty() ? kExitOk : kExitFail;
+  }
   out << fmt::format("fuzz: {} against {}, seed {}: {}\n", b[0]->name(), b[1]->name(), o.seed, status_line(st));
   std::string unreached;
   for (int r = 0; r < kRuleCount; ++r)

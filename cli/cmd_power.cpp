@@ -11,6 +11,7 @@
 #include "adapters/backend.hpp"
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/json_out.hpp"
 #include "cli/load.hpp"
 #include "fuzz/campaign.hpp"
 #include "refmodel/mutant.hpp"
@@ -47,6 +48,11 @@ struct Detection {
     };
     return fmt::format("{} / {} ({}/{})", t(median()), t(max()), seconds.size(), seconds.size() + missed);
   }
+  // Returns median, max (null: a miss), found and campaigns as JSON.
+  nlohmann::ordered_json json() const {
+    return {{"median", seconds_json(median())}, {"max", seconds_json(max())}, {"found", seconds.size()},
+            {"campaigns", seconds.size() + missed}};
+  }
 };
 
 // The worst median and max over the mutants measured, and whose they are.
@@ -66,6 +72,11 @@ struct Worst {
     return fmt::format("{}; worst median {} ({}), worst max {} ({})",
                        missed ? fmt::format("{} campaigns missed", missed) : "every seed found every mutant",
                        t(median), median_of, t(max), max_of);
+  }
+  // Returns the worst median and max (null: a miss), whose, and the misses as JSON.
+  nlohmann::ordered_json json() const {
+    return {{"missed", missed}, {"worst_median", seconds_json(median)}, {"worst_median_mutant", median_of},
+            {"worst_max", seconds_json(max)}, {"worst_max_mutant", max_of}};
   }
 };
 
@@ -115,13 +126,17 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<std::string> paths;
   std::vector<Trace> corpus;
   if (load_corpus(o.corpus, paths, corpus, err) != kExitOk) return kExitBadInput;
-  out << fmt::format(
+  nlohmann::ordered_json doc{{"seeds", o.seeds}, {"budget", o.budget}, {"mutants", nlohmann::ordered_json::array()}};
+  if (!o.json)
+    out << fmt::format(
       "power: {} seeds per mutant, {:g} s budget each; time to detect in seconds: median / max "
       "(campaigns that found it / campaigns)\n\n",
       o.seeds, o.budget);
-  out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8}\n", "mutant", "base", "corpus catches",
-                     "fuzz from corpus", "fuzz from nothing", "execs/s");
-  out << std::string(112, '-') << "\n";
+  if (!o.json) {
+    out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8}\n", "mutant", "base", "corpus catches",
+                       "fuzz from corpus", "fuzz from nothing", "execs/s");
+    out << std::string(112, '-') << "\n";
+  }
   Worst seeded_worst, blind_worst;
   for (const auto& m : measured) {
     std::string why;
@@ -134,13 +149,24 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
     seeded_worst.add(seeded, m.name);
     blind_worst.add(blind, m.name);
     const double execs = (seeded.runs + blind.runs) / std::max(1e-9, seeded.total_seconds + blind.total_seconds);
-    out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8.0f}\n", m.name, base_name,
-                       caught ? fmt::format("yes ({} traces)", caught) : "no", seeded.text(o.budget),
-                       blind.text(o.budget), execs);
+    if (o.json)
+      doc["mutants"].push_back({{"mutant", m.name}, {"base", base_name}, {"corpus_catches", caught},
+                                {"from_corpus", seeded.json()}, {"from_nothing", blind.json()},
+                                {"execs_per_second", execs}});
+    else
+      out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8.0f}\n", m.name, base_name,
+                         caught ? fmt::format("yes ({} traces)", caught) : "no", seeded.text(o.budget),
+                         blind.text(o.budget), execs);
     err << fmt::format("power: {} done\n", m.name);
   }
-  out << fmt::format("\npower: {} mutants x {} seeds\n  from the corpus: {}\n  from nothing:    {}\n",
-                     measured.size(), o.seeds, seeded_worst.text(o.budget), blind_worst.text(o.budget));
+  if (o.json) {
+    doc["from_corpus"] = seeded_worst.json();
+    doc["from_nothing"] = blind_worst.json();
+    print_json(out, doc);
+  } else {
+    out << fmt::format("\npower: {} mutants x {} seeds\n  from the corpus: {}\n  from nothing:    {}\n",
+                       measured.size(), o.seeds, seeded_worst.text(o.budget), blind_worst.text(o.budget));
+  }
   return seeded_worst.missed + blind_worst.missed ? kExitFail : kExitOk;
 }
 

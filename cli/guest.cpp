@@ -25,6 +25,8 @@ int softroce_spec(const std::vector<std::string>& specs) {
 std::vector<std::string> device_args(const DeviceConfig& d) {
   std::vector<std::string> a = {"--op-timeout", std::to_string(d.op_timeout_ms)};
   for (const auto& f : d.inject) a.insert(a.end(), {"--inject", f});
+  if (d.port != 1) a.insert(a.end(), {"--port", std::to_string(d.port)});
+  if (d.gid_index >= 0) a.insert(a.end(), {"--gid-index", std::to_string(d.gid_index)});
   return a;
 }
 
