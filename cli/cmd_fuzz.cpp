@@ -12,6 +12,7 @@
 #include "fuzz/campaign.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/output_dir.hpp"
+#include "util/progress.hpp"
 
 namespace mwc::cli {
 namespace fs = std::filesystem;
@@ -105,7 +106,14 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<std::string> written;
   bool write_failed = false;
   fuzz::CampaignHooks hooks;
-  hooks.progress = [&](const fuzz::CampaignStatus& s) { err << status_line(s) << std::endl; };
+  // A line a second (a log keeps them all), with the time left of the
+  // campaign's budget, in seconds or in inputs.
+  hooks.progress = [&](const fuzz::CampaignStatus& s) {
+    const std::string left = co.runs ? Progress::eta(s.seconds, s.runs, co.runs)
+                                     : Progress::eta(s.seconds, static_cast<size_t>(s.seconds * 1000),
+                                                     static_cast<size_t>(co.seconds * 1000));
+    err << status_line(s) << (left.empty() ? "" : "  ETA " + left) << std::endl;
+  };
   hooks.finding = [&](const fuzz::Finding& f) {
     const auto& d = f.divergence;
     err << fmt::format("finding {} at input {} ({:.2f}s): op {} {}\n  {}\n  {}\n", written.size() + 1,

@@ -4,6 +4,7 @@
 // catch.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "cli/load.hpp"
 #include "fuzz/campaign.hpp"
 #include "refmodel/mutant.hpp"
+#include "util/progress.hpp"
 #include "util/quote.hpp"
 
 namespace mwc::cli {
@@ -92,10 +94,11 @@ size_t corpus_catches(Backend& b, const std::vector<Trace>& corpus) {
   return caught;
 }
 
+// Runs one campaign per seed; `ran` is told after each. Returns the times to detect.
 Detection detect(Backend& base, Backend& mutant, const std::vector<Trace>& seeds, int nseeds,
-                 double budget) {
+                 double budget, const std::function<void()>& ran) {
   Detection d;
-  for (int s = 1; s <= nseeds; ++s) {
+  for (int s = 1; s <= nseeds; ++s, ran()) {
     fuzz::CampaignOptions o;
     o.seed = static_cast<uint64_t>(s);
     o.seconds = budget;
@@ -138,14 +141,21 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
     out << std::string(112, '-') << "\n";
   }
   Worst seeded_worst, blind_worst;
+  // Every campaign takes at most the budget: the estimate is a fair one.
+  const size_t bar_total = measured.size() * 2 * static_cast<size_t>(o.seeds);
+  Progress bar(&err, "campaigns", bar_total);
+  size_t campaigns = 0;
   for (const auto& m : measured) {
+    // (The bar ends after the table's last row, not inside it.)
+    const auto ran = [&] { bar.update(std::min(++campaigns, bar_total - 1), std::string(m.name)); };
+    bar.update(campaigns, std::string(m.name));
     std::string why;
     const std::string base_name(profile_descs()[static_cast<int>(m.base)].name);
     auto base = make_backend(base_name, why);
     auto mutant = make_backend("mutant:" + std::string(m.name), why);
     const size_t caught = corpus_catches(*mutant, corpus);
-    const Detection seeded = detect(*base, *mutant, corpus, o.seeds, o.budget);
-    const Detection blind = detect(*base, *mutant, {}, o.seeds, o.budget);
+    const Detection seeded = detect(*base, *mutant, corpus, o.seeds, o.budget, ran);
+    const Detection blind = detect(*base, *mutant, {}, o.seeds, o.budget, ran);
     seeded_worst.add(seeded, m.name);
     blind_worst.add(blind, m.name);
     const double execs = (seeded.runs + blind.runs) / std::max(1e-9, seeded.total_seconds + blind.total_seconds);
@@ -157,8 +167,9 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
       out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8.0f}\n", m.name, base_name,
                          caught ? fmt::format("yes ({} traces)", caught) : "no", seeded.text(o.budget),
                          blind.text(o.budget), execs);
-    err << fmt::format("power: {} done\n", m.name);
+    if (!bar.terminal()) err << fmt::format("power: {} done\n", m.name);
   }
+  bar.update(bar_total);
   if (o.json) {
     doc["from_corpus"] = seeded_worst.json();
     doc["from_nothing"] = blind_worst.json();
