@@ -16,9 +16,10 @@ TEST(Progress, ALogGetsOnePlainLineAtTheEnd) {
   EXPECT_EQ(log.str(), "");
   p.update(3);
   p.update(3);  // once
-  EXPECT_EQ(log.str().rfind("3 of 3 traces run in ", 0), 0u) << log.str();
-  EXPECT_EQ(log.str().find('\r'), std::string::npos);
-  EXPECT_EQ(std::count(log.str().begin(), log.str().end(), '\n'), 1);
+  const std::string text = log.str();
+  EXPECT_EQ(text.rfind("3 of 3 traces run in ", 0), 0u) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);
   Progress none(nullptr, "x", 1);
   none.update(1);
 }
