@@ -80,7 +80,12 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
         said << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n",
                            files[i], how, op + 1, how == "CRASH" ? "died" : "went silent", console);
       },
-      nullptr);
+      [&](const std::string& line) {
+        // The guest's own errors (its stderr is the console): bad input
+        // only the guest can see, such as a --gid-index rxe0 lacks.
+        if (line.starts_with("mwcheck") && line.find(": error: ") != std::string::npos)
+          err << line.substr(0, line.find_last_not_of("\r\n") + 1) << " (in the Soft-RoCE guest)\n";
+      });
   if (!g.error.empty()) {
     err << "mwcheck: error: Soft-RoCE VM: " << g.error << "\n";
     return kExitBadInput;
