@@ -194,6 +194,9 @@ verbs = [
     ("mutants", ["mutants", "--json"], 0),
     ("devices", ["devices", "--json"], 0),
 ]
+# A build without Z3 (MWCHECK_PROVE=OFF) has no prove.
+if mwcheck("prove", "--help").returncode != 0:
+    verbs = [v for v in verbs if v[1][0] != "prove"]
 seen = set()
 for verb, a, status in verbs:
     r = mwcheck(*a, status=status)
@@ -207,7 +210,8 @@ for verb, a, status in verbs:
         continue
     valid(OUTPUT, doc, f"mwcheck {' '.join(a)}", verb)
     seen.add(verb)
-check(seen == set(OUTPUT["$defs"]) - {"count", "strings", "seconds", "mismatch", "outcome", "detection", "worst"},
+check(seen == {v[0] for v in verbs} and {v[0] for v in verbs} | {"prove", "prove_traces"} ==
+      set(OUTPUT["$defs"]) - {"count", "strings", "seconds", "mismatch", "outcome", "detection", "worst"},
       f"verbs without a --json check: {set(OUTPUT['$defs']) - seen}")
 run = json.loads(mwcheck("run", "--json", trace).stdout)
 check(run["files"][0]["ops"] and run["files"][0]["ops"][0]["op"] == 1, "run --json lists no ops")
