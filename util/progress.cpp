@@ -27,7 +27,7 @@ std::string Progress::eta(double elapsed, size_t done, size_t total) {
 void Progress::update(size_t done, const std::string& what) {
   if (!out_ || ended_) return;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  char b[96];
+  char b[256];
   if (!tty_) {
     if (done < total_) return;
     std::snprintf(b, sizeof b, "%zu of %zu %s in %.1f s\n", done, total_, step_.c_str(), secs);
