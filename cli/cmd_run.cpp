@@ -43,8 +43,6 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     backend->run(*t, outcomes);
     const auto bad = check_expectations(path, *t, outcomes, backend->expectation_column());
     mismatches += bad.size();
-    if (o.check)
-      for (const auto& m : bad) err << mismatch_line(m, backend->name());
     if (o.json) {
       nlohmann::ordered_json f{{"file", path}, {"note", backend->note()}, {"ops", nlohmann::ordered_json::array()}};
       if (!o.quiet)
@@ -56,13 +54,15 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       f["mismatches"] = nlohmann::ordered_json::array();
       for (const auto& m : bad) f["mismatches"].push_back(mismatch_json(m));
       doc["files"].push_back(f);
-      continue;
+    } else {
+      if (!backend->note().empty()) out << "# " << path << ": " << backend->note() << "\n";
+      if (!o.quiet) {
+        if (o.files.size() > 1) out << "# == " << path << " ==\n";
+        out << annotate(*t, outcomes, backend->expectation_column(), backend->name());
+      }
     }
-    if (!backend->note().empty()) out << "# " << path << ": " << backend->note() << "\n";
-    if (!o.quiet) {
-      if (o.files.size() > 1) out << "# == " << path << " ==\n";
-      out << annotate(*t, outcomes, backend->expectation_column(), backend->name());
-    }
+    if (o.check)
+      for (const auto& m : bad) err << mismatch_line(m, backend->name());
   }
   if (o.json) {
     doc["mismatches"] = mismatches;
