@@ -48,6 +48,8 @@ struct DeviceConfig {
   // "guest-panic:TRACE" (TRACE: a trace file's name without extension).
   std::vector<std::string> inject;
   bool kvm = false;  // Soft-RoCE: try KVM first (TCG when the guest does not boot with it)
+  int port = 1;        // the device port the trace's QPs and their peers use
+  int gid_index = -1;  // the GID they address; -1: the first RoCE v2 IPv4 (or IB) GID
 };
 
 // Returns the backend a spec names, or nullptr with `err` set. Specs:

@@ -10,6 +10,7 @@
 #include "cli/complete.hpp"
 #include "cli/device_options.hpp"
 #include "cli/guest.hpp"
+#include "cli/json_out.hpp"
 #include "cli/load.hpp"
 #include "cli/manpage.hpp"
 #include "cli/numbers.hpp"
@@ -47,7 +48,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   CLI::App app{"mwcheck: a deterministic conformance harness for RDMA memory windows and regions",
                "mwcheck"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "mwcheck " MWCHECK_VERSION);
+  app.set_version_flag("--version", "mwcheck " + std::string(tool_version()));
 
   RunOptions run;
   auto* r = app.add_subcommand("run", "Run traces and print each annotated with the outcomes");
@@ -58,7 +59,8 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                  "Run on a device instead: an ibverbs name (rxe0, mlx5_0) or softroce[:VERSION]");
   const DeviceOptions run_dev = add_device_options(r, run.dev);
   r->add_flag("--check", run.check, "Exit 1 when an outcome differs from the trace's expectation");
-  r->add_flag("--quiet,-q", run.quiet, "Print only mismatches and errors");
+  r->add_flag("--quiet,-q", run.quiet, "Print only mismatches and errors (with --json: no ops)");
+  r->add_flag("--json", run.json, "Print one JSON document: each op's outcome and rule, the mismatches");
   r->add_option("files", run.files, "Trace files (.mwt or .mwb)")->required();
 
   DiffOptions diff;
@@ -69,11 +71,20 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->required()
       ->allow_extra_args(false);  // one backend per --against; the rest are files
   const DeviceOptions diff_dev = add_device_options(d, diff.dev);
+  d->add_flag("--json", diff.json, "Print one JSON document: each trace's first divergence");
   d->add_option("files", diff.files, "Trace files (.mwt or .mwb)")->required();
 
   ProfilesOptions profiles;
   auto* p = app.add_subcommand("profiles", "Print the knob x profile matrix with sources");
   p->add_flag("--json", profiles.json, "Print JSON");
+
+  ListOptions mutants;
+  auto* mu = app.add_subcommand("mutants", "List the mutant models (mutant:NAME): the bug each has, on which profile");
+  mu->add_flag("--json", mutants.json, "Print JSON");
+
+  ListOptions devices;
+  auto* dv = app.add_subcommand("devices", "List this machine's ibverbs devices and the Soft-RoCE kernels one can name");
+  dv->add_flag("--json", devices.json, "Print JSON");
 
   ConvertOptions convert;
   auto* c = app.add_subcommand("convert", "Convert a trace between .mwt (text) and .mwb (binary)");
@@ -146,6 +157,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
   rp->add_flag("--quiet,-q", replay.quiet, "Print no throughput figures");
+  rp->add_flag("--json", replay.json, "Print one JSON document: each file's counts and first mismatches");
   rp->add_option("files", replay.files, "Binary traces (.mwb; - for standard input)")->required();
 
   GenOptions gen;
@@ -223,6 +235,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   z->add_option("--max-ops", fuzz.max_ops, "Longest trace the mutator makes")
       ->capture_default_str()
       ->check(in_range<size_t>(1, 256));
+  z->add_flag("--json", fuzz.json, "Print one JSON document at the end: coverage and findings");
 
   PowerOptions power;
   auto* w = app.add_subcommand("power", "Measure how fast fuzzing finds each mutant model");
@@ -233,7 +246,8 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->capture_default_str()
       ->check(in_range(0.001, 86400.0));
   w->add_option("--corpus", power.corpus, "Conformance corpus")->default_str(default_corpus());
-  w->add_option("--mutant", power.mutants, "Measure only this mutant (repeatable; refmodel/mutants.def lists them)");
+  w->add_option("--mutant", power.mutants, "Measure only this mutant (repeatable; mwcheck mutants lists them)");
+  w->add_flag("--json", power.json, "Print one JSON document: times to detect per mutant");
 
   ExportOptions ex;
   auto* x = app.add_subcommand("export", "Write a trace's or a finding's reproducer as a C program (libibverbs) and a pyverbs test");
@@ -257,7 +271,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   // Hidden verbs, for the shell completion script and the man page the build writes.
   if (!args.empty() && args[0] == "__complete") return print_completion(app, args, out, err);
-  if (!args.empty() && args[0] == "__man") return print_man_page(app, args, MWCHECK_VERSION, out, err);
+  if (!args.empty() && args[0] == "__man") return print_man_page(app, args, std::string(tool_version()), out, err);
 
   // `__parse ARGS...`: parse only (names, values, ranges, needs); CI recipes are checked so.
   const bool parse_only = !args.empty() && args[0] == "__parse";
@@ -272,6 +286,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     print_parse_error(e, err);
     return kExitBadInput;
   }
+  conform.command = args;
   if (conform.corpus.empty()) conform.corpus = default_corpus();
   if (fuzz.corpus.empty()) fuzz.corpus = default_corpus();
   if (power.corpus.empty()) power.corpus = default_corpus();
@@ -300,6 +315,8 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (*r) return cmd_run(run, out, err);
   if (*d) return cmd_diff(diff, out, err);
   if (*p) return cmd_profiles(profiles, out, err);
+  if (*mu) return cmd_mutants(mutants, out, err);
+  if (*dv) return cmd_devices(devices, out, err);
   if (*c) return cmd_convert(convert, out, err);
   if (*rp) return cmd_replay(replay, out, err);
   if (*g) return cmd_gen(gen, out, err);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -25,6 +26,14 @@ std::string cell(const RuleCount& c) {
 
 int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err) {
   if (!o.devices.empty()) return cmd_conform_devices(o, out, err);
+  ConformResult result;
+  result.made.command = o.command;
+  if (!o.report.empty()) {
+    std::string why;
+    const auto when = report_time(why);
+    if (!when) return err << "mwcheck conform: error: " << why << "\n", kExitBadInput;
+    result.made.created = *when;
+  }
   std::vector<std::string> specs = o.profiles;
   if (specs.empty())
     for (const auto& p : profile_descs()) specs.emplace_back(p.name);
@@ -45,13 +54,13 @@ int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err) {
   if (paths.empty()) return kExitBadInput;
   std::vector<std::pair<std::string, Trace>> traces;
   for (size_t i = 0; i < paths.size(); ++i) traces.emplace_back(paths[i], std::move(loaded[i]));
-  ConformResult result;
   result.corpus = o.corpus;
   std::vector<Outcome> outcomes;
   for (auto& b : backends) {
     BackendRun br;
     br.name = b->name();
     for (const auto& [path, t] : traces) {
+      const auto start = std::chrono::steady_clock::now();
       b->run(t, outcomes);
       TraceRun tr;
       tr.trace = fs::path(path).filename().string();
@@ -60,6 +69,7 @@ int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err) {
       tr.checked = checked.size();
       for (const uint32_t i : checked) ++br.rules[static_cast<int>(outcomes[i].rule)].checked;
       for (const auto& m : tr.mismatches) ++br.rules[static_cast<int>(outcomes[m.op].rule)].failed;
+      tr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       br.traces.push_back(std::move(tr));
     }
     result.backends.push_back(std::move(br));

@@ -23,6 +23,7 @@
 #include "findings/shrink.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/output_dir.hpp"
+#include "util/progress.hpp"
 #include "util/temp_dir.hpp"
 
 namespace mwc::cli {
@@ -113,6 +114,7 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
     col.traces.push_back(std::move(t));
   }
   err << fmt::format("{}: booting the Soft-RoCE VM\n", spec);
+  Progress bar(&err, "traces run", corpus.size());
   const auto g = softroce::run_in_guest(
       vm, args, paths, false,
       [&](size_t i, long op, const std::string& how, const std::string& console) {
@@ -126,9 +128,9 @@ bool softroce_column(const std::string& spec, const ConformOptions& o,
       [&](const std::string& line) {
         if (!line.starts_with(softroce::kTraceMarker)) return;
         const size_t i = std::strtoul(line.c_str() + softroce::kTraceMarker.size(), nullptr, 10);
-        draw_bar(&err, std::min(i, corpus.size() - 1), corpus.size(), i < corpus.size() ? corpus[i].name : "");
+        bar.update(std::min(i, corpus.size() - 1), i < corpus.size() ? corpus[i].name : "");
       });
-  if (g.error.empty()) draw_bar(&err, corpus.size(), corpus.size(), "");
+  if (g.error.empty()) bar.update(corpus.size());
   if (!g.error.empty()) {
     err << fmt::format("mwcheck conform: error: {}: {}\n", spec, g.error);
     return false;
@@ -174,6 +176,7 @@ void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yar
   size_t next = 0;
   int boots = 0;
   err << fmt::format("{}: shrinking {} finding{} on the device\n", spec, todo.size(), todo.size() == 1 ? "" : "s");
+  Progress bar(&err, "findings shrunk", todo.size());
   while (next < todo.size() && Clock::now() < deadline) {
     // The guest's share: what is left, less a boot.
     const double secs = std::max(1.0, std::chrono::duration<double>(deadline - Clock::now()).count() - 5);
@@ -189,7 +192,11 @@ void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yar
         vm, args, std::vector<std::string>(files.begin() + static_cast<long>(next), files.end()), false,
         [&](size_t i, long, const std::string&, const std::string&) { died = static_cast<long>(i); },
         [&](const std::string& line) {
-          if (line.starts_with(softroce::kTraceMarker)) last = 0;
+          if (line.starts_with(softroce::kTraceMarker)) {
+            last = 0;
+            const size_t i = next + std::strtoul(line.c_str() + softroce::kTraceMarker.size(), nullptr, 10);
+            bar.update(std::min(i, todo.size() - 1), i < todo.size() ? todo[i]->id : "");
+          }
           if (line.starts_with(softroce::kCandidateMarker))
             last = std::strtoull(line.c_str() + softroce::kCandidateMarker.size(), nullptr, 10);
         });
@@ -212,6 +219,7 @@ void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yar
     known[last] = todo[idx]->key.starts_with("crash|kernel");
     next = idx;
   }
+  bar.update(todo.size());
   fs::remove_all(dir);
   col.timing += fmt::format("; shrinking {:.1f} s ({} boot{})",
                             std::chrono::duration<double>(Clock::now() - start).count(), boots,
@@ -220,14 +228,24 @@ void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yar
 
 // Shrinks findings on a device of this machine.
 void shrink_here(Backend& device, const ConformOptions& o, const Yardstick& y,
-                 const std::vector<Finding*>& todo, DeviceColumn& col) {
+                 const std::vector<Finding*>& todo, DeviceColumn& col, std::ostream& err) {
+  // A finding may give two results (the second superseding): count each once.
+  Progress bar(&err, "findings shrunk", todo.size());
+  std::vector<bool> seen(todo.size());
+  size_t done = 0;
+  bar.update(0, todo[0]->id);
   const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(o.shrink_seconds));
   std::vector<Trace> starts;
   std::vector<std::string> keys;
   for (const Finding* f : todo) starts.push_back(f->reproducer), keys.push_back(f->key);
   shrink_findings(device, starts, y.profile, keys, end, {}, nullptr,
-                  [&](size_t, const Shrunk& s) { col.shrunk.push_back(s); });
+                  [&](size_t i, const Shrunk& s) {
+                    col.shrunk.push_back(s);
+                    if (i < seen.size() && !seen[i]) seen[i] = true, ++done;
+                    bar.update(done, done < todo.size() ? todo[done]->id : "");
+                  });
+  bar.update(todo.size());
 }
 
 // The findings worth shrinking: every one but the unsupported. Kernel
@@ -316,6 +334,13 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
 
   std::vector<ProfileId> yardsticks;
   if (!yardsticks_of(o, yardsticks, err)) return kExitBadInput;
+  Provenance made{o.command, ""};
+  if (!o.report.empty()) {
+    std::string why;
+    const auto when = report_time(why);
+    if (!when) return err << "mwcheck conform: error: " << why << "\n", kExitBadInput;
+    made.created = *when;
+  }
   // The output folders, before the devices' minutes rather than after.
   for (const std::string& dir : {o.report, o.export_dir})
     if (std::string why; !dir.empty() && !make_output_dir(dir, why))
@@ -329,6 +354,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
 
   std::vector<DeviceColumn> cols;
   std::vector<DeviceJudgment> judged;
+  std::vector<double> seconds;
   for (const auto& d : o.devices) {
     const std::string spec = device_spec(d);
     DeviceColumn col;
@@ -345,12 +371,13 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
     DeviceJudgment j = judge_device(col, corpus, yardsticks);
     const auto todo = to_shrink(j.findings);
     if (!todo.empty() && o.shrink_seconds > 0) {
-      if (b) shrink_here(*b, o, j.yardstick, todo, col);
+      if (b) shrink_here(*b, o, j.yardstick, todo, col, err);
       else shrink_in_guest(spec, o, j.yardstick, todo, col, err);
     }
     take_shrunk(col, j.yardstick, j.findings);
     if (b)
       col.timing = fmt::format("total {:.1f} s", std::chrono::duration<double>(Clock::now() - start).count());
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
     cols.push_back(std::move(col));
     judged.push_back(std::move(j));
   }
@@ -358,7 +385,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   std::vector<std::vector<Finding>> per_device;
   std::vector<std::string> labels;
   for (size_t c = 0; c < cols.size(); ++c) per_device.push_back(judged[c].findings), labels.push_back(cols[c].label);
-  Report rep{cols, judged, corpus, merge(per_device, labels), {}};
+  Report rep{cols, judged, corpus, merge(per_device, labels), {}, made, seconds};
   if (baseline) rep.baseline = compare(rep.findings, *baseline);
   if (!o.export_dir.empty() && !export_findings(rep.findings, o.export_dir, err)) return kExitBadInput;
 

@@ -4,16 +4,25 @@
 #include "cli/app.hpp"
 #include "cli/guest.hpp"
 #include "cli/commands.hpp"
+#include "cli/json_out.hpp"
 #include "cli/load.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::cli {
 namespace {
 
+// Returns the names of the knobs in `bits`.
+std::vector<std::string> knob_names(uint32_t bits) {
+  std::vector<std::string> v;
+  for (int k = 0; k < kKnobCount; ++k)
+    if ((bits >> k) & 1) v.emplace_back(knob_descs()[k].name);
+  return v;
+}
+
+// Returns "knob, knob" or "none".
 std::string knob_list(uint32_t bits) {
   std::string s;
-  for (int k = 0; k < kKnobCount; ++k)
-    if ((bits >> k) & 1) s += (s.empty() ? "" : ", ") + std::string(knob_descs()[k].name);
+  for (const auto& n : knob_names(bits)) s += (s.empty() ? "" : ", ") + n;
   return s.empty() ? "none" : s;
 }
 
@@ -27,6 +36,7 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
   if (const int vm = softroce_spec(o.against); vm >= 0) {
     std::vector<std::string> args = {"diff"};
     for (const auto& a : o.against) args.insert(args.end(), {"--against", is_softroce(a) ? "device:rxe0" : a});
+    if (o.json) args.push_back("--json");
     for (auto& a : device_args(o.dev)) args.push_back(a);
     return run_args_in_softroce(o.against[static_cast<size_t>(vm)], o.dev, args, o.files, out, err);
   }
@@ -43,6 +53,7 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
   int status = kExitOk;
   size_t diverged = 0, traces = 0;
   std::vector<Outcome> oa, ob;
+  nlohmann::ordered_json doc{{"a", b[0]->name()}, {"b", b[1]->name()}, {"files", nlohmann::ordered_json::array()}};
   for (const auto& path : o.files) {
     auto t = load_trace(path, err);
     if (!t) {
@@ -53,10 +64,23 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
     mark_trace(static_cast<size_t>(&path - o.files.data()), err);
     b[0]->run(*t, oa);
     b[1]->run(*t, ob);
-    for (auto& x : b)
-      if (!x->note().empty()) out << fmt::format("{}: {}: {}\n", path, x->name(), x->note());
     size_t i = 0;
     while (i < t->ops.size() && oa[i] == ob[i]) ++i;
+    if (o.json) {
+      nlohmann::ordered_json f{{"file", path}, {"ops", t->ops.size()}, {"notes", {{"a", b[0]->note()}, {"b", b[1]->note()}}}};
+      if (i < t->ops.size()) {
+        ++diverged;
+        f["divergence"] = {{"op", i + 1}, {"where", where(path, *t, i)}, {"text", op_to_text(t->ops[i])},
+                           {"a", outcome_json(oa[i])}, {"b", outcome_json(ob[i])},
+                           {"knobs", knob_names(oa[i].knobs | ob[i].knobs)}};
+      } else {
+        f["divergence"] = nullptr;
+      }
+      doc["files"].push_back(f);
+      continue;
+    }
+    for (auto& x : b)
+      if (!x->note().empty()) out << fmt::format("{}: {}: {}\n", path, x->name(), x->note());
     if (i == t->ops.size()) {
       out << fmt::format("{}: same outcomes ({} ops)\n", path, t->ops.size());
       continue;
@@ -72,8 +96,14 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
     }
     out << fmt::format("  knobs consulted: {}\n", knob_list(oa[i].knobs | ob[i].knobs));
   }
-  out << fmt::format("diff: {} of {} traces diverge between {} and {}\n", diverged, traces,
-                     b[0]->name(), b[1]->name());
+  if (o.json) {
+    doc["traces"] = traces;
+    doc["diverged"] = diverged;
+    print_json(out, doc);
+  } else {
+    out << fmt::format("diff: {} of {} traces diverge between {} and {}\n", diverged, traces,
+                       b[0]->name(), b[1]->name());
+  }
   if (status == kExitOk && diverged) status = kExitFail;
   return status;
 }

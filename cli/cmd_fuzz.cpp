@@ -8,10 +8,12 @@
 #include "cli/commands.hpp"
 #include "cli/fuzz_device.hpp"
 #include "cli/guest.hpp"
+#include "cli/json_out.hpp"
 #include "cli/load.hpp"
 #include "fuzz/campaign.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/output_dir.hpp"
+#include "util/progress.hpp"
 
 namespace mwc::cli {
 namespace fs = std::filesystem;
@@ -60,6 +62,7 @@ int fuzz_in_softroce(const FuzzOptions& o, int vm, std::ostream& out, std::ostre
   if (o.time) args.insert(args.end(), {"--time", fmt::format("{}", o.time)});
   if (o.keep_going) args.push_back("--keep-going");
   if (!o.minimize) args.push_back("--no-minimize");
+  if (o.json) args.push_back("--json");
   if (!o.out.empty()) args.insert(args.end(), {"--out", "out"});
   std::vector<std::string> paths;
   std::vector<Trace> seeds;
@@ -110,7 +113,14 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<std::string> written;
   bool write_failed = false;
   fuzz::CampaignHooks hooks;
-  hooks.progress = [&](const fuzz::CampaignStatus& s) { err << status_line(s) << std::endl; };
+  // A line a second (a log keeps them all), with the time left of the
+  // campaign's budget, in seconds or in inputs.
+  hooks.progress = [&](const fuzz::CampaignStatus& s) {
+    const std::string left = co.runs ? Progress::eta(s.seconds, s.runs, co.runs)
+                                     : Progress::eta(s.seconds, static_cast<size_t>(s.seconds * 1000),
+                                                     static_cast<size_t>(co.seconds * 1000));
+    err << status_line(s) << (left.empty() ? "" : "  ETA " + left) << std::endl;
+  };
   hooks.finding = [&](const fuzz::Finding& f) {
     const auto& d = f.divergence;
     err << fmt::format("finding {} at input {} ({:.2f}s): op {} {}\n  {}\n  {}\n", written.size() + 1,
@@ -130,6 +140,29 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   fuzz::CampaignStatus st;
   const auto findings = fuzz::run_campaign(*b[0], *b[1], seeds, co, hooks, st);
 
+  if (o.json) {
+    nlohmann::ordered_json doc{{"a", b[0]->name()}, {"b", b[1]->name()}, {"seed", o.seed},
+                               {"runs", st.runs}, {"seconds", st.seconds},
+                               {"execs_per_second", st.execs_per_second()},
+                               {"ops_covered", st.ops_covered}, {"ops", kOpCount},
+                               {"rules_covered", st.rules_covered}, {"rules", kRuleCount},
+                               {"branches", st.branches}, {"refusals", st.refusals}, {"pool", st.pool},
+                               {"rules_unreached", nlohmann::ordered_json::array()},
+                               {"findings", nlohmann::ordered_json::array()}};
+    for (int r = 0; r < kRuleCount; ++r)
+      if (!st.rules_seen[r]) doc["rules_unreached"].push_back(rule_descs()[r].id);
+    for (size_t i = 0; i < findings.size(); ++i) {
+      const auto& f = findings[i];
+      const auto& d = f.divergence;
+      doc["findings"].push_back({{"input", f.run}, {"seconds", f.seconds}, {"ops", f.trace.ops.size()},
+                                 {"op", d.op + 1}, {"text", op_to_text(f.trace.ops[d.op])},
+                                 {"a", outcome_json(d.a)}, {"b", outcome_json(d.b)},
+                                 {"file", written[i]}});
+    }
+    print_json(out, doc);
+    if (write_failed) return kExitBadInput;
+    return findings.empty() ? kExitOk : kExitFail;
+  }
   out << fmt::format("fuzz: {} against {}, seed {}: {}\n", b[0]->name(), b[1]->name(), o.seed, status_line(st));
   std::string unreached;
   for (int r = 0; r < kRuleCount; ++r)

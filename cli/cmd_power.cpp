@@ -4,6 +4,7 @@
 // catch.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <fmt/format.h>
@@ -11,9 +12,11 @@
 #include "adapters/backend.hpp"
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/json_out.hpp"
 #include "cli/load.hpp"
 #include "fuzz/campaign.hpp"
 #include "refmodel/mutant.hpp"
+#include "util/progress.hpp"
 #include "util/quote.hpp"
 
 namespace mwc::cli {
@@ -47,6 +50,11 @@ struct Detection {
     };
     return fmt::format("{} / {} ({}/{})", t(median()), t(max()), seconds.size(), seconds.size() + missed);
   }
+  // Returns median, max (null: a miss), found and campaigns as JSON.
+  nlohmann::ordered_json json() const {
+    return {{"median", seconds_json(median())}, {"max", seconds_json(max())}, {"found", seconds.size()},
+            {"campaigns", seconds.size() + missed}};
+  }
 };
 
 // The worst median and max over the mutants measured, and whose they are.
@@ -67,6 +75,11 @@ struct Worst {
                        missed ? fmt::format("{} campaigns missed", missed) : "every seed found every mutant",
                        t(median), median_of, t(max), max_of);
   }
+  // Returns the worst median and max (null: a miss), whose, and the misses as JSON.
+  nlohmann::ordered_json json() const {
+    return {{"missed", missed}, {"worst_median", seconds_json(median)}, {"worst_median_mutant", median_of},
+            {"worst_max", seconds_json(max)}, {"worst_max_mutant", max_of}};
+  }
 };
 
 // Returns how many corpus traces show a mismatch against their expectations
@@ -81,10 +94,11 @@ size_t corpus_catches(Backend& b, const std::vector<Trace>& corpus) {
   return caught;
 }
 
+// Runs one campaign per seed; `ran` is told after each. Returns the times to detect.
 Detection detect(Backend& base, Backend& mutant, const std::vector<Trace>& seeds, int nseeds,
-                 double budget) {
+                 double budget, const std::function<void()>& ran) {
   Detection d;
-  for (int s = 1; s <= nseeds; ++s) {
+  for (int s = 1; s <= nseeds; ++s, ran()) {
     fuzz::CampaignOptions o;
     o.seed = static_cast<uint64_t>(s);
     o.seconds = budget;
@@ -115,32 +129,55 @@ int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<std::string> paths;
   std::vector<Trace> corpus;
   if (load_corpus(o.corpus, paths, corpus, err) != kExitOk) return kExitBadInput;
-  out << fmt::format(
+  nlohmann::ordered_json doc{{"seeds", o.seeds}, {"budget", o.budget}, {"mutants", nlohmann::ordered_json::array()}};
+  if (!o.json)
+    out << fmt::format(
       "power: {} seeds per mutant, {:g} s budget each; time to detect in seconds: median / max "
       "(campaigns that found it / campaigns)\n\n",
       o.seeds, o.budget);
-  out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8}\n", "mutant", "base", "corpus catches",
-                     "fuzz from corpus", "fuzz from nothing", "execs/s");
-  out << std::string(112, '-') << "\n";
+  if (!o.json) {
+    out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8}\n", "mutant", "base", "corpus catches",
+                       "fuzz from corpus", "fuzz from nothing", "execs/s");
+    out << std::string(112, '-') << "\n";
+  }
   Worst seeded_worst, blind_worst;
+  // Every campaign takes at most the budget: the estimate is a fair one.
+  const size_t bar_total = measured.size() * 2 * static_cast<size_t>(o.seeds);
+  Progress bar(&err, "campaigns", bar_total);
+  size_t campaigns = 0;
   for (const auto& m : measured) {
+    // (The bar ends after the table's last row, not inside it.)
+    const auto ran = [&] { bar.update(std::min(++campaigns, bar_total - 1), std::string(m.name)); };
+    bar.update(campaigns, std::string(m.name));
     std::string why;
     const std::string base_name(profile_descs()[static_cast<int>(m.base)].name);
     auto base = make_backend(base_name, why);
     auto mutant = make_backend("mutant:" + std::string(m.name), why);
     const size_t caught = corpus_catches(*mutant, corpus);
-    const Detection seeded = detect(*base, *mutant, corpus, o.seeds, o.budget);
-    const Detection blind = detect(*base, *mutant, {}, o.seeds, o.budget);
+    const Detection seeded = detect(*base, *mutant, corpus, o.seeds, o.budget, ran);
+    const Detection blind = detect(*base, *mutant, {}, o.seeds, o.budget, ran);
     seeded_worst.add(seeded, m.name);
     blind_worst.add(blind, m.name);
     const double execs = (seeded.runs + blind.runs) / std::max(1e-9, seeded.total_seconds + blind.total_seconds);
-    out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8.0f}\n", m.name, base_name,
-                       caught ? fmt::format("yes ({} traces)", caught) : "no", seeded.text(o.budget),
-                       blind.text(o.budget), execs);
-    err << fmt::format("power: {} done\n", m.name);
+    if (o.json)
+      doc["mutants"].push_back({{"mutant", m.name}, {"base", base_name}, {"corpus_catches", caught},
+                                {"from_corpus", seeded.json()}, {"from_nothing", blind.json()},
+                                {"execs_per_second", execs}});
+    else
+      out << fmt::format("{:<26} {:<6} {:<15} {:<26} {:<26} {:>8.0f}\n", m.name, base_name,
+                         caught ? fmt::format("yes ({} traces)", caught) : "no", seeded.text(o.budget),
+                         blind.text(o.budget), execs);
+    if (!bar.terminal()) err << fmt::format("power: {} done\n", m.name);
   }
-  out << fmt::format("\npower: {} mutants x {} seeds\n  from the corpus: {}\n  from nothing:    {}\n",
-                     measured.size(), o.seeds, seeded_worst.text(o.budget), blind_worst.text(o.budget));
+  bar.update(bar_total);
+  if (o.json) {
+    doc["from_corpus"] = seeded_worst.json();
+    doc["from_nothing"] = blind_worst.json();
+    print_json(out, doc);
+  } else {
+    out << fmt::format("\npower: {} mutants x {} seeds\n  from the corpus: {}\n  from nothing:    {}\n",
+                       measured.size(), o.seeds, seeded_worst.text(o.budget), blind_worst.text(o.budget));
+  }
   return seeded_worst.missed + blind_worst.missed ? kExitFail : kExitOk;
 }
 

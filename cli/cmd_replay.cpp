@@ -5,6 +5,7 @@
 
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/json_out.hpp"
 #include "cli/report.hpp"
 #include "refmodel/profile.hpp"
 #include "replay/replay.hpp"
@@ -27,6 +28,7 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
   const auto runs = replay::replay_files(o.files, *p, column, o.threads);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   uint64_t ops = 0;
+  nlohmann::ordered_json doc{{"profile", name}, {"threads", o.threads}, {"files", nlohmann::ordered_json::array()}};
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string& path = o.files[i];
     const replay::ReplayRun& r = runs[i];
@@ -37,6 +39,24 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
     }
     const auto& v = r.verdicts;
     ops += v.ops;
+    if (v.mismatches && status == kExitOk) status = kExitFail;
+    if (o.json) {
+      nlohmann::ordered_json f{{"file", path}, {"ops", v.ops}, {"checked", v.checked}, {"mismatches", v.mismatches},
+                               {"first", nlohmann::ordered_json::array()}};
+      for (Mismatch m : v.first) {
+        m.where = fmt::format("{}:op {}", path, m.op + 1);
+        f["first"].push_back(mismatch_json(m));
+      }
+      // Figures vary from run to run: none with --quiet.
+      if (!o.quiet) {
+        const double s = r.seconds;
+        f["seconds"] = s;
+        f["mops_per_second"] = s > 0 ? v.ops / s / 1e6 : 0.0;
+        f["bytes_per_op"] = v.ops ? static_cast<double>(r.bytes) / static_cast<double>(v.ops) : 0.0;
+      }
+      doc["files"].push_back(f);
+      continue;
+    }
     for (Mismatch m : v.first) {
       m.where = fmt::format("{}:op {}", path, m.op + 1);  // a binary trace has no lines
       out << mismatch_line(m, name);
@@ -52,7 +72,10 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
                          v.ops ? static_cast<double>(r.bytes) / static_cast<double>(v.ops) : 0.0);
       if (!r.note.empty()) err << fmt::format("{}: note: {}\n", path, r.note);
     }
-    if (v.mismatches && status == kExitOk) status = kExitFail;
+  }
+  if (o.json) {
+    print_json(out, doc);
+    return status;
   }
   if (!o.quiet && runs.size() > 1)
     err << fmt::format("{} files: {} ops in {:.3f} s, {:.1f} Mops/s on {} thread(s)\n", runs.size(),

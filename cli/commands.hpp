@@ -15,12 +15,14 @@ struct RunOptions {
   DeviceConfig dev;
   bool check = false;
   bool quiet = false;
+  bool json = false;  // one JSON document on stdout (cli/schema/output.schema.json)
   std::vector<std::string> files;
 };
 int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err);
 
 struct DiffOptions {
   std::vector<std::string> against;
+  bool json = false;
   DeviceConfig dev;
   std::vector<std::string> files;
 };
@@ -30,6 +32,13 @@ struct ProfilesOptions {
   bool json = false;
 };
 int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream& err);
+
+// mwcheck mutants, mwcheck devices: tables, or JSON.
+struct ListOptions {
+  bool json = false;
+};
+int cmd_mutants(const ListOptions& o, std::ostream& out, std::ostream& err);
+int cmd_devices(const ListOptions& o, std::ostream& out, std::ostream& err);
 
 struct ConvertOptions {
   std::string in, out;
@@ -56,6 +65,7 @@ struct ConformOptions {
   std::string export_dir;            // write each finding's reproducer, C and pyverbs here
   std::string corpus;
   std::string report;
+  std::vector<std::string> command;  // the arguments after "mwcheck", for report.json
 };
 int cmd_conform(const ConformOptions& o, std::ostream& out, std::ostream& err);
 int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream& err);
@@ -87,6 +97,7 @@ struct ReplayOptions {
   std::string profile = "verbs";
   int threads = 1;
   bool quiet = false;  // no throughput figures
+  bool json = false;
   std::vector<std::string> files;
 };
 int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err);
@@ -107,6 +118,7 @@ struct FuzzOptions {
   std::string corpus;  // seed traces ("none": start from nothing)
   bool keep_going = false;
   size_t max_ops = 64;
+  bool json = false;
   DeviceConfig dev;
   bool minimize = true;         // minimize each finding (the guest's side of a VM campaign: not)
   std::string report;           // with the Soft-RoCE VM: the findings' reports
@@ -119,6 +131,7 @@ struct PowerOptions {
   double budget = 60;  // seconds per campaign
   std::string corpus;
   std::vector<std::string> mutants;  // only these (none: every mutant)
+  bool json = false;
 };
 int cmd_power(const PowerOptions& o, std::ostream& out, std::ostream& err);
 

@@ -26,6 +26,14 @@ DeviceOptions add_device_options(CLI::App* c, DeviceConfig& d) {
                  ->allow_extra_args(false);
   o.kvm = c->add_flag("--kvm", d.kvm,
                       "Soft-RoCE: boot with KVM (falls back to TCG when the guest does not come up)");
+  // ibv_qp_attr.port_num and ibv_global_route.sgid_index are 8-bit.
+  o.port = c->add_option("--port", d.port, "Device: the port the QPs use (mwcheck devices lists them)")
+               ->capture_default_str()
+               ->check(in_range(1, 255));
+  o.gid_index = c->add_option("--gid-index", d.gid_index,
+                              "Device: the GID table index loopback connections address (default: the "
+                              "first RoCE v2 IPv4 GID, on InfiniBand the first GID)")
+                    ->check(in_range(0, 255));
   return o;
 }
 
@@ -85,7 +93,7 @@ bool check_inject(std::string_view verb, std::string& spec, const DeviceTarget& 
 bool check_device_options(std::string_view verb, const DeviceOptions& given, const DeviceTarget& where,
                           DeviceConfig& d, std::ostream& err) {
   if (!where.device) {
-    for (const CLI::Option* o : {given.op_timeout, given.inject, given.kvm})
+    for (const CLI::Option* o : {given.op_timeout, given.inject, given.kvm, given.port, given.gid_index})
       if (o && o->count()) {
         err << fmt::format("mwcheck {}: error: {} is for a device, and no device is named (--device, or "
                            "-a device:NAME)\n",
@@ -93,6 +101,11 @@ bool check_device_options(std::string_view verb, const DeviceOptions& given, con
         return false;
       }
     return true;
+  }
+  if (where.softroce && d.port != 1) {
+    err << fmt::format("mwcheck {}: error: --port {}: the Soft-RoCE VM's rxe0 has one port, port 1\n", verb,
+                       d.port);
+    return false;
   }
   for (auto& spec : d.inject)
     if (!check_inject(verb, spec, where, err)) return false;

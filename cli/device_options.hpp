@@ -1,5 +1,6 @@
 // The options every command that can run on a device shares (--op-timeout,
-// --inject, --kvm), and their checks before anything runs.
+// --inject, --kvm, --port, --gid-index), and their checks before anything
+// runs.
 #pragma once
 #include <ostream>
 #include <string>
@@ -14,10 +15,11 @@ namespace mwc::cli {
 
 // What the user gave of a command's device options.
 struct DeviceOptions {
-  CLI::Option *op_timeout = nullptr, *inject = nullptr, *kvm = nullptr;
+  CLI::Option *op_timeout = nullptr, *inject = nullptr, *kvm = nullptr, *port = nullptr, *gid_index = nullptr;
 };
 
-// Adds --op-timeout, --inject and --kvm to a command. Returns them.
+// Adds --op-timeout, --inject, --kvm, --port and --gid-index to a command.
+// Returns them.
 DeviceOptions add_device_options(CLI::App* c, DeviceConfig& d);
 
 // Where a command runs: on a device at all, on the Soft-RoCE VM, and the
@@ -31,7 +33,8 @@ struct DeviceTarget {
 // Checks the device options against where the command runs: none without
 // a device; each --inject a fault of faults.def on a trace the command runs
 // (a .mwt or .mwb suffix, or a folder, is dropped from `d.inject` as the
-// device matches names), guest-panic only in the Soft-RoCE VM. Returns
+// device matches names), guest-panic only in the Soft-RoCE VM, --port 1
+// only there (rxe0 has one port). Returns
 // false after printing "mwcheck VERB: error: ..." to `err`.
 bool check_device_options(std::string_view verb, const DeviceOptions& given, const DeviceTarget& where,
                           DeviceConfig& d, std::ostream& err);

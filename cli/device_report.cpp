@@ -169,8 +169,7 @@ void print_device_report(const Report& r, std::ostream& out) {
 }
 
 std::string device_json(const Report& r) {
-  nlohmann::ordered_json j;
-  j["findings_schema"] = kFindingsSchema;
+  nlohmann::ordered_json j = report_header("device", r.made);
   j["summary"] = nlohmann::ordered_json::object();
   const auto n = count(r.findings);
   for (int k = 0; k < kSeverityCount; ++k) j["summary"][std::string(name(static_cast<Severity>(k)))] = n[k];
@@ -221,35 +220,47 @@ std::string device_json(const Report& r) {
     }
     j["devices"].push_back(d);
   }
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string device_junit(const Report& r) {
-  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mwcheck conform --device\">\n";
+  const auto secs = [&](size_t c) { return c < r.seconds.size() ? r.seconds[c] : 0.0; };
+  double total = 0;
+  for (size_t c = 0; c < r.cols.size(); ++c) total += secs(c);
+  std::string x = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mwcheck conform "
+                              "--device\" time=\"{}\">\n", junit_time(total));
   for (size_t c = 0; c < r.cols.size(); ++c) {
     const std::string& label = r.cols[c].label;
     std::vector<const Finding*> here;
     for (const Finding& f : r.findings)
       if (std::find(f.devices.begin(), f.devices.end(), label) != f.devices.end()) here.push_back(&f);
-    size_t failures = 0, skipped = 0;
-    for (const Finding* f : here) (f->severity == Severity::unsupported ? skipped : failures)++;
-    // One testcase per finding, and one for the traces that conform.
-    x += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                     xml_escape(label), here.size() + 1, failures, skipped);
+    // Crashes and hangs are errors (the test could not run to its end),
+    // the rest failures; unsupported features are skipped.
+    size_t failures = 0, errors = 0, skipped = 0;
+    for (const Finding* f : here)
+      (f->severity == Severity::unsupported                               ? skipped
+       : f->severity == Severity::crash || f->severity == Severity::hang ? errors
+                                                                          : failures)++;
+    // One testcase per finding, and one for the traces that conform: it
+    // carries the device's time (a finding's own is not measured apart).
+    x += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
+                     "time=\"{}\">\n",
+                     xml_escape(label), here.size() + 1, failures, errors, skipped, junit_time(secs(c)));
     size_t conform = 0;
     for (const auto& s : r.judged[c].symptoms) conform += s.verdict == Verdict::match;
-    x += fmt::format("    <testcase classname=\"conformance.{}\" name=\"{} traces conform\"/>\n",
-                     xml_escape(label), conform);
+    x += fmt::format("    <testcase classname=\"conformance.{}\" name=\"{} traces conform\" time=\"{}\"/>\n",
+                     junit_name(label), conform, junit_time(secs(c)));
     for (const Finding* f : here) {
-      x += fmt::format("    <testcase classname=\"findings.{}\" name=\"{} {}\"", xml_escape(label), f->id,
+      x += fmt::format("    <testcase classname=\"findings.{}\" name=\"{} {}\" time=\"0\"", junit_name(label), f->id,
                        xml_escape(f->summary));
       if (f->severity == Severity::unsupported) {
         x += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escape(f->summary));
         continue;
       }
-      x += fmt::format("><failure type=\"{}\" message=\"{}\">rule {} ({}): {}\n{}</failure></testcase>\n",
+      const char* tag = f->severity == Severity::crash || f->severity == Severity::hang ? "error" : "failure";
+      x += fmt::format("><{} type=\"{}\" message=\"{}\">rule {} ({}): {}\n{}</{}></testcase>\n", tag,
                        name(f->severity), xml_escape(f->summary), f->rule_id, xml_escape(f->source),
-                       xml_escape(f->statement), xml_escape(print_text(f->reproducer)));
+                       xml_escape(f->statement), xml_escape(print_text(f->reproducer)), tag);
     }
     x += "  </testsuite>\n";
   }

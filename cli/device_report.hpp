@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/json_out.hpp"
 #include "findings/baseline.hpp"
 #include "findings/judge.hpp"
 
@@ -18,6 +19,8 @@ struct Report {
   const std::vector<findings::CorpusTrace>& corpus;
   std::vector<findings::Finding> findings;              // of every device, merged
   std::optional<findings::BaselineDiff> baseline;
+  Provenance made;                                      // report.json's tool, created, command
+  std::vector<double> seconds;                          // per column: the device's whole run
 };
 
 // Prints the findings summary (counts by severity), every finding with its
@@ -26,8 +29,10 @@ struct Report {
 void print_device_report(const Report& r, std::ostream& out);
 // Each returns one report file's contents: report.json, junit.xml,
 // report.html (its links relative to `dir`, the folder it goes into).
-// report.json and report.html hold no time: two runs of an unchanged
-// device give the same bytes (the timings go to the text report).
+// report.json holds no time but its `created` (SOURCE_DATE_EPOCH's when
+// set), report.html none, and junit.xml's times are 0 under
+// SOURCE_DATE_EPOCH: two runs of an unchanged device then give the same
+// bytes (the timings go to the text report).
 std::string device_json(const Report& r);
 std::string device_junit(const Report& r);
 std::string device_html(const Report& r, const std::string& dir);

@@ -52,6 +52,10 @@ std::string conform_spec(const std::string& against) {
 }  // namespace
 
 int fuzz_device_campaign(const FuzzOptions& o, int vm, std::ostream& out, std::ostream& err) {
+  if (o.json)
+    return err << "mwcheck fuzz: error: --json: a campaign against the Soft-RoCE VM ends in findings; "
+                  "--report writes them as report.json\n",
+           kExitBadInput;
   // Where the rounds put their inputs: --out, else a folder of our own.
   std::error_code ec;
   const bool own = o.out.empty();

@@ -1,5 +1,6 @@
 #include "cli/guest.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,6 +26,8 @@ int softroce_spec(const std::vector<std::string>& specs) {
 std::vector<std::string> device_args(const DeviceConfig& d) {
   std::vector<std::string> a = {"--op-timeout", std::to_string(d.op_timeout_ms)};
   for (const auto& f : d.inject) a.insert(a.end(), {"--inject", f});
+  if (d.port != 1) a.insert(a.end(), {"--port", std::to_string(d.port)});
+  if (d.gid_index >= 0) a.insert(a.end(), {"--gid-index", std::to_string(d.gid_index)});
   return a;
 }
 
@@ -68,13 +71,21 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
   softroce::VmOptions vm;
   softroce::parse_device(spec, vm);
   vm.kvm = dev.kvm;
+  // With --json stdout is the guest's one JSON document: what the host has
+  // to say of a dead guest goes to stderr.
+  std::ostream& said = std::find(args.begin(), args.end(), "--json") != args.end() ? err : out;
   const auto g = softroce::run_in_guest(
       vm, args, files, files_as_args,
       [&](size_t i, long op, const std::string& how, const std::string& console) {
-        out << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n",
+        said << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n",
                            files[i], how, op + 1, how == "CRASH" ? "died" : "went silent", console);
       },
-      nullptr);
+      [&](const std::string& line) {
+        // The guest's own errors (its stderr is the console): bad input
+        // only the guest can see, such as a --gid-index rxe0 lacks.
+        if (line.starts_with("mwcheck") && line.find(": error: ") != std::string::npos)
+          err << line.substr(0, line.find_last_not_of("\r\n") + 1) << " (in the Soft-RoCE guest)\n";
+      });
   if (!g.error.empty()) {
     err << "mwcheck: error: Soft-RoCE VM: " << g.error << "\n";
     return kExitBadInput;
@@ -90,12 +101,12 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                                print_text(keep_ops(*t, keep));
       const auto path = std::filesystem::path(out_dir.empty() ? "." : out_dir) / "finding-guest-kernel.mwt";
       if (std::string why; write_file(path.string(), text, why))
-        out << fmt::format("guest kernel finding -> {}\n", path.string());
+        said << fmt::format("guest kernel finding -> {}\n", path.string());
       else
         err << fmt::format("{}:1:1: error: cannot write {}\n", path.string(), why);
-      out << text;
+      said << text;
     }
-    out << g.incident << "\n";
+    said << g.incident << "\n";
   }
   // The guest's copies are corpus/NNNNN-NAME: give the host's names back.
   std::string text = take_files(g.output, out_dir, err);

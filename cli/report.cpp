@@ -1,5 +1,6 @@
 #include "cli/report.hpp"
 
+#include <cctype>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -18,24 +19,34 @@ std::string xml_escape(std::string_view s) {
       case '<': o += "&lt;"; break;
       case '>': o += "&gt;"; break;
       case '"': o += "&quot;"; break;
-      default: o += c;
+      case '\t': case '\n': case '\r': o += c; break;
+      // Other control characters are no XML 1.0 at all, escaped or not.
+      default: o += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
     }
   }
   return o;
 }
 
+std::string junit_name(std::string_view s) {
+  std::string o;
+  for (const char c : s) o += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
+  return o.empty() ? "_" : o;
+}
+
+std::string junit_time(double seconds) {
+  return reproducible() ? "0" : fmt::format("{:.3f}", seconds);
+}
+
 std::string json_report(const ConformResult& r) {
-  nlohmann::ordered_json j;
+  nlohmann::ordered_json j = report_header("model", r.made);
   j["corpus"] = r.corpus;
   for (const auto& b : r.backends) {
-    nlohmann::ordered_json jb{{"backend", b.name}};
+    nlohmann::ordered_json jb{{"backend", b.name}, {"traces", nlohmann::ordered_json::array()}};
     for (const auto& t : b.traces) {
       nlohmann::ordered_json jt{{"trace", t.trace}, {"checked", t.checked}, {"passed", t.passed()}};
       jt["mismatches"] = nlohmann::json::array();
       for (const auto& m : t.mismatches)
-        jt["mismatches"].push_back({{"op", m.op + 1}, {"where", m.where}, {"text", m.text},
-                                    {"observed", m.observed}, {"expected", m.expected},
-                                    {"rule", m.rule}});
+        jt["mismatches"].push_back(mismatch_json(m));
       jb["traces"].push_back(jt);
     }
     for (int i = 0; i < kRuleCount; ++i) {
@@ -45,24 +56,31 @@ std::string json_report(const ConformResult& r) {
     }
     j["backends"].push_back(jb);
   }
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string junit_report(const ConformResult& r) {
-  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mwcheck conform\">\n";
+  // One testsuite per backend, one testcase per trace; the classname is
+  // dotted package.class as dashboards group it, so names are made safe.
+  double total = 0;
+  for (const auto& b : r.backends)
+    for (const auto& t : b.traces) total += t.seconds;
+  std::string x = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mwcheck conform\" "
+                              "time=\"{}\">\n", junit_time(total));
   for (const auto& b : r.backends) {
     size_t failures = 0;
-    for (const auto& t : b.traces) failures += !t.passed();
-    x += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n", xml_escape(b.name),
-                     b.traces.size(), failures);
+    double secs = 0;
+    for (const auto& t : b.traces) failures += !t.passed(), secs += t.seconds;
+    x += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{}\">\n",
+                     xml_escape(b.name), b.traces.size(), failures, junit_time(secs));
     for (const auto& t : b.traces) {
-      x += fmt::format("    <testcase classname=\"conformance.{}\" name=\"{}\"", xml_escape(b.name),
-                       xml_escape(t.trace));
+      x += fmt::format("    <testcase classname=\"conformance.{}\" name=\"{}\" time=\"{}\"", junit_name(b.name),
+                       xml_escape(t.trace), junit_time(t.seconds));
       if (t.passed()) {
         x += "/>\n";
         continue;
       }
-      x += fmt::format(">\n      <failure message=\"{} mismatch(es)\">", t.mismatches.size());
+      x += fmt::format(">\n      <failure type=\"mismatch\" message=\"{} mismatch(es)\">", t.mismatches.size());
       for (const auto& m : t.mismatches)
         x += xml_escape(fmt::format("{}: {} => {}, expected {} (rule {})\n", m.where, m.text,
                                     m.observed, m.expected, m.rule));

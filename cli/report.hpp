@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/json_out.hpp"
 #include "compare/expectations.hpp"
 #include "refmodel/rules.hpp"
 
@@ -15,6 +16,7 @@ namespace mwc::cli {
 struct TraceRun {
   std::string trace;  // file name
   size_t checked = 0;
+  double seconds = 0;  // running it and checking its expectations
   std::vector<Mismatch> mismatches;
   bool passed() const { return mismatches.empty(); }
 };
@@ -28,12 +30,20 @@ struct BackendRun {
   std::array<RuleCount, kRuleCount> rules{};
 };
 struct ConformResult {
+  Provenance made;
   std::string corpus;
   std::vector<BackendRun> backends;
 };
 
 // Returns `s` with the characters XML and HTML give meaning escaped.
 std::string xml_escape(std::string_view s);
+
+// Returns `s` as a JUnit classname component: letters, digits, '_' and
+// '-' kept, anything else (spaces, dots, colons) made '_'.
+std::string junit_name(std::string_view s);
+// Returns a duration as a JUnit time attribute ("1.250"; "0" when
+// reproducible(): same inputs, same bytes).
+std::string junit_time(double seconds);
 
 // Each returns one report file's contents: report.json, junit.xml.
 std::string json_report(const ConformResult& r);

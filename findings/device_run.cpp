@@ -12,6 +12,7 @@
 #include "adapters/softroce/vm.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/progress.hpp"
 
 namespace mwc::findings {
 namespace {
@@ -37,20 +38,6 @@ std::string host_name(const std::string& guest) {
 
 }  // namespace
 
-void draw_bar(std::ostream* p, size_t done, size_t total, const std::string& what) {
-  if (!p) return;
-  // A bar redrawn with \r is for a terminal; a log gets one plain line.
-  if (p != &std::cerr || !isatty(STDERR_FILENO)) {
-    if (done == total) *p << fmt::format("{} of {} traces run\n", done, total) << std::flush;
-    return;
-  }
-  const size_t w = 30, fill = total ? done * w / total : w;
-  *p << fmt::format("\r[{}{}] {}/{} {:<40.40}", std::string(fill, '#'), std::string(w - fill, '.'),
-                    done, total, what)
-     << std::flush;
-  if (done == total) *p << "\n";
-}
-
 DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& corpus,
                                std::ostream* stream, std::ostream* progress) {
   DeviceColumn col;
@@ -58,8 +45,9 @@ DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& 
   col.label = device.name().substr(device.name().find(':') + 1);
   col.send_depths = device.granted_send_depths();
   if (stream && !col.send_depths.empty()) *stream << nlohmann::json{{"send_depths", col.send_depths}}.dump() << std::endl;
+  Progress bar(progress, "traces run", corpus.size());
   for (size_t i = 0; i < corpus.size(); ++i) {
-    draw_bar(progress, i, corpus.size(), corpus[i].name);
+    bar.update(i, corpus[i].name);
     softroce::mark_trace(i, std::cerr);
     DeviceTrace dt;
     dt.trace = corpus[i].name;
@@ -72,7 +60,7 @@ DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& 
     }
     col.traces.push_back(std::move(dt));
   }
-  draw_bar(progress, corpus.size(), corpus.size(), "");
+  bar.update(corpus.size());
   softroce::mark_traces_done(std::cerr);
   return col;
 }

@@ -46,8 +46,8 @@ struct DeviceColumn {
 
 // Runs the corpus on a device of this machine, trace by trace. When
 // `stream` is set, each result is also printed as a JSON line (the
-// Soft-RoCE guest speaks to the host that way); `progress` draws a bar on
-// it when set. Returns the device's column.
+// Soft-RoCE guest speaks to the host that way); `progress` shows how far
+// it is when set (util/progress.hpp). Returns the device's column.
 DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& corpus,
                                std::ostream* stream, std::ostream* progress);
 
@@ -64,8 +64,5 @@ std::string stream_line(const Shrunk& s);
 // (a line torn by a dying guest) are skipped. Returns false when no line
 // could be read.
 bool read_device_stream(const std::string& text, DeviceColumn& col);
-
-// Draws a progress bar on `p` (when set): `done` of `total`, then `what`.
-void draw_bar(std::ostream* p, size_t done, size_t total, const std::string& what);
 
 }  // namespace mwc::findings

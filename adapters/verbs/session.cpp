@@ -54,19 +54,21 @@ std::unique_ptr<Session> Session::open(const SessionOptions& o, std::string& err
     return nullptr;
   }
   // Loopback connections address the device's own RoCE v2 GID (or, on
-  // InfiniBand, its first GID).
+  // InfiniBand, its first GID), or the one --gid-index names.
   ibv_port_attr pa{};
-  if (ibv_query_port(s->ctx_, 1, &pa)) {
-    err = "ibv_query_port failed";
+  if (ibv_query_port(s->ctx_, static_cast<uint8_t>(o.port), &pa)) {
+    err = "ibv_query_port of port " + std::to_string(o.port) + " failed: " + std::strerror(errno);
     return nullptr;
   }
   int best = -1;
   for (int i = 0; i < pa.gid_tbl_len && best < 0; ++i) {
+    if (o.gid_index >= 0 && i != o.gid_index) continue;
     ibv_gid_entry e{};
-    if (ibv_query_gid_ex(s->ctx_, 1, static_cast<uint32_t>(i), &e, 0)) continue;
+    if (ibv_query_gid_ex(s->ctx_, static_cast<uint32_t>(o.port), static_cast<uint32_t>(i), &e, 0)) continue;
     const bool v4 = e.gid.global.subnet_prefix == 0 &&
                     (e.gid.global.interface_id & 0xffffffffull) == 0xffff0000ull;
-    const bool usable = pa.link_layer == IBV_LINK_LAYER_ETHERNET
+    const bool usable = o.gid_index >= 0 ? true
+                        : pa.link_layer == IBV_LINK_LAYER_ETHERNET
                             ? v4 && e.gid_type == IBV_GID_TYPE_ROCE_V2
                             : e.gid.global.interface_id != 0;
     if (usable) {
@@ -75,7 +77,9 @@ std::unique_ptr<Session> Session::open(const SessionOptions& o, std::string& err
     }
   }
   if (best < 0) {
-    err = "the device has no usable GID (for RoCE: an IPv4 address on its netdev)";
+    err = o.gid_index >= 0
+              ? "port " + std::to_string(o.port) + " has no valid GID at index " + std::to_string(o.gid_index)
+              : "the device has no usable GID (for RoCE: an IPv4 address on its netdev)";
     return nullptr;
   }
   s->gid_index_ = best;
@@ -302,7 +306,7 @@ int Session::modify(ibv_qp* qp, QpState from, QpState to, uint32_t type, uint32_
   const bool rc = type == qpt::RC;
   if (set & kInit) {
     at.pkey_index = 0;
-    at.port_num = 1;
+    at.port_num = static_cast<uint8_t>(o_.port);
     mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT;
     if (type == qpt::UD) {
       at.qkey = 0x11111111;
@@ -320,7 +324,7 @@ int Session::modify(ibv_qp* qp, QpState from, QpState to, uint32_t type, uint32_
     std::memcpy(at.ah_attr.grh.dgid.raw, gid_, 16);
     at.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_index_);
     at.ah_attr.grh.hop_limit = 1;
-    at.ah_attr.port_num = 1;
+    at.ah_attr.port_num = static_cast<uint8_t>(o_.port);
     mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
     if (rc) {
       at.max_dest_rd_atomic = 1;

@@ -38,6 +38,8 @@ using mwc::Fault;
 struct SessionOptions {
   std::string device;         // ibverbs device name; empty: the first device
   int op_timeout_ms = 3000;   // a completion later than this is TIMEOUT
+  int port = 1;               // the port the QPs use
+  int gid_index = -1;         // the GID loopback connections address; -1: the first usable
   int settle_ms = 30;         // how long an unsignaled work request's error may take
   Fault fault = Fault::none;  // injected into this session
 };

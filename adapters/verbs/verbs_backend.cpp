@@ -11,6 +11,7 @@
 #include "adapters/isolate.hpp"
 #include "adapters/softroce/vm.hpp"
 #include "refmodel/text_codec.hpp"
+#include "adapters/verbs/inventory.hpp"
 #include "adapters/verbs/probe.hpp"
 #include "adapters/verbs/session.hpp"
 #include "refmodel/model.hpp"
@@ -20,11 +21,13 @@ namespace {
 
 class VerbsBackend final : public Backend {
  public:
-  VerbsBackend(std::string device, int op_timeout_ms,
+  VerbsBackend(std::string device, const DeviceConfig& cfg,
                std::vector<std::pair<verbs::Fault, std::string>> faults)
       : name_("device:" + device), faults_(std::move(faults)) {
     opts_.device = std::move(device);
-    opts_.op_timeout_ms = op_timeout_ms;
+    opts_.op_timeout_ms = cfg.op_timeout_ms;
+    opts_.port = cfg.port;
+    opts_.gid_index = cfg.gid_index;
   }
   const std::string& name() const override { return name_; }
   int expectation_column() const override { return -1; }
@@ -105,7 +108,24 @@ std::unique_ptr<Backend> make_verbs_backend(std::string_view name, const DeviceC
           ")";
     return nullptr;
   }
-  return std::make_unique<VerbsBackend>(std::string(name), cfg.op_timeout_ms, std::move(faults));
+  // The port and GID asked for, checked here rather than in each trace's child.
+  std::string why;
+  for (const auto& d : verbs::list_devices(why)) {
+    if (d.name != name || !d.error.empty()) continue;
+    const auto port = std::find_if(d.ports.begin(), d.ports.end(), [&](const auto& p) { return p.port == cfg.port; });
+    if (port == d.ports.end()) {
+      err = "device '" + d.name + "' has no port " + std::to_string(cfg.port) + " (ports: 1-" +
+            std::to_string(d.ports.size()) + ")";
+      return nullptr;
+    }
+    if (cfg.gid_index >= 0 && std::none_of(port->gids.begin(), port->gids.end(),
+                                           [&](const auto& g) { return g.index == cfg.gid_index; })) {
+      err = "port " + std::to_string(cfg.port) + " of device '" + d.name + "' has no valid GID at index " +
+            std::to_string(cfg.gid_index) + " (mwcheck devices lists them)";
+      return nullptr;
+    }
+  }
+  return std::make_unique<VerbsBackend>(std::string(name), cfg, std::move(faults));
 }
 
 }  // namespace mwc

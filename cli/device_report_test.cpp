@@ -1,0 +1,55 @@
+// junit.xml of conform --device as CI dashboards read it: crashes and
+// hangs are <error>, other findings <failure>, unsupported features
+// <skipped>; classnames without spaces or stray dots; times everywhere.
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "cli/device_report.hpp"
+
+namespace mwc::cli {
+namespace {
+using namespace mwc::findings;
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = 0; (at = s.find(what, at)) != std::string::npos; at += what.size()) ++n;
+  return n;
+}
+
+TEST(DeviceJunit, CrashesAndHangsAreErrors) {
+  std::vector<DeviceColumn> cols(1);
+  cols[0].label = "softroce 6.1.0-28-amd64";
+  std::vector<DeviceJudgment> judged(1);
+  judged[0].symptoms.resize(3);
+  const std::vector<CorpusTrace> corpus;
+  std::vector<Finding> fs;
+  for (Severity s : {Severity::security, Severity::crash, Severity::hang, Severity::conformance,
+                     Severity::unsupported}) {
+    Finding f;
+    f.id = "F0000000" + std::to_string(static_cast<int>(s));
+    f.severity = s;
+    f.summary = std::string(name(s)) + " <here>";
+    f.devices = {cols[0].label};
+    fs.push_back(f);
+  }
+  unsetenv("SOURCE_DATE_EPOCH");
+  const Report r{cols, judged, corpus, fs, {}, {}, {12.5}};
+  const std::string x = device_junit(r);
+  EXPECT_EQ(count(x, "<error "), 2u) << x;
+  EXPECT_EQ(count(x, "<failure "), 2u) << x;
+  EXPECT_EQ(count(x, "<skipped "), 1u) << x;
+  EXPECT_NE(x.find("tests=\"6\" failures=\"2\" errors=\"2\" skipped=\"1\" time=\"12.500\""), std::string::npos) << x;
+  EXPECT_NE(x.find("classname=\"findings.softroce_6_1_0-28-amd64\""), std::string::npos) << x;
+  EXPECT_EQ(x.find("classname=\"findings.softroce 6"), std::string::npos) << x;
+  EXPECT_NE(x.find("&lt;here&gt;"), std::string::npos) << x;
+  // Under SOURCE_DATE_EPOCH the same bytes every run: no measured time.
+  setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+  const std::string y = device_junit(r);
+  unsetenv("SOURCE_DATE_EPOCH");
+  EXPECT_EQ(y.find("time=\"12.500\""), std::string::npos) << y;
+  EXPECT_NE(y.find("time=\"0\""), std::string::npos) << y;
+}
+
+}  // namespace
+}  // namespace mwc::cli
