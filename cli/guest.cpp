@@ -31,8 +31,9 @@ std::vector<std::string> device_args(const DeviceConfig& d) {
 namespace {
 constexpr std::string_view kFileMarker = "MWCHECK-FILE ";
 
-// Takes the file blocks out of the guest's output into `dir`; returns the rest.
-std::string take_files(const std::string& text, const std::string& dir, std::ostream& err) {
+// Takes the file blocks out of the guest's output into `dir` (saying so
+// when `announce`); returns the rest.
+std::string take_files(const std::string& text, const std::string& dir, bool announce, std::ostream& err) {
   std::string rest;
   size_t at = 0;
   for (size_t m; (m = text.find(kFileMarker, at)) != std::string::npos;) {
@@ -50,7 +51,7 @@ std::string take_files(const std::string& text, const std::string& dir, std::ost
     if (dir.empty() || !write_file(path.string(), body, why))
       err << fmt::format("mwcheck: the guest sent {}, which could not be written{}\n", quote(name),
                          why.empty() ? "" : ": " + why);
-    else
+    else if (announce)
       err << fmt::format("wrote {}\n", path.string());
   }
   return rest + text.substr(at);
@@ -64,17 +65,19 @@ void send_file(const std::string& name, const std::string& text, std::ostream& o
 int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                          const std::vector<std::string>& args,
                          const std::vector<std::string>& files, std::ostream& out,
-                         std::ostream& err, bool files_as_args, const std::string& out_dir) {
+                         std::ostream& err, bool files_as_args, const std::string& out_dir,
+                         const GuestSetup& setup) {
   softroce::VmOptions vm;
   softroce::parse_device(spec, vm);
   vm.kvm = dev.kvm;
-  const auto g = softroce::run_in_guest(
-      vm, args, files, files_as_args,
-      [&](size_t i, long op, const std::string& how, const std::string& console) {
-        out << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n",
-                           files[i], how, op + 1, how == "CRASH" ? "died" : "went silent", console);
-      },
-      nullptr);
+  vm.programs = setup.programs;
+  const softroce::LostTrace lost_trace = [&](size_t i, long op, const std::string& how,
+                                             const std::string& console) {
+    out << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n", files[i],
+                       how, op + 1, how == "CRASH" ? "died" : "went silent", console);
+  };
+  const auto g = softroce::run_in_guest(vm, args, files, files_as_args,
+                                        setup.lost ? setup.lost : lost_trace, setup.console);
   if (!g.error.empty()) {
     err << "mwcheck: error: Soft-RoCE VM: " << g.error << "\n";
     return kExitBadInput;
@@ -98,7 +101,7 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
     out << g.incident << "\n";
   }
   // The guest's copies are corpus/NNNNN-NAME: give the host's names back.
-  std::string text = take_files(g.output, out_dir, err);
+  std::string text = take_files(g.output, out_dir, setup.announce_files, err);
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string guest =
         fmt::format("corpus/{:05}-{}", i, std::filesystem::path(files[i]).filename().string());
