@@ -23,6 +23,12 @@ bool runnable(const fs::path& p) {
 }
 
 std::string name_of(const std::string& path) { return fs::path(path).filename().string(); }
+
+// Returns whether two paths name one file (/bin/true and /usr/bin/true often do).
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return a == b || fs::equivalent(a, b, ec);
+}
 }  // namespace
 
 std::string find_program(const std::string& name, const std::string& path_env) {
@@ -47,7 +53,7 @@ std::variant<std::vector<std::string>, std::string> resolve_programs(
       return fmt::format("--program {}: no such program{}", quote(g),
                          g.find('/') == std::string::npos ? " on PATH" : "");
     const auto [it, fresh] = by_name.emplace(name_of(p), p);
-    if (!fresh && it->second != p)
+    if (!fresh && !same_file(it->second, p))
       return fmt::format("--program {}: {} is already the program {}", quote(g), quote(name_of(p)),
                          quote(it->second));
     if (fresh) paths.push_back(p);
@@ -77,7 +83,7 @@ std::variant<GuestCommand, std::string> guest_command(const std::vector<std::str
   const bool is_path = first.find('/') != std::string::npos;
   // A --program, named as given or by its name.
   for (const auto& p : programs)
-    if (first == name_of(p) || (is_path && find_program(first, path_env) == p)) {
+    if (first == name_of(p) || (is_path && same_file(find_program(first, path_env), p))) {
       g.command[0] = name_of(p);
       return g;
     }

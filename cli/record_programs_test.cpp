@@ -43,6 +43,12 @@ TEST_F(RecordPrograms, ProgramsAreResolvedOnceAndTwoOfOneNameAreRefused) {
   auto r = resolve_programs({a, "client", a}, (dir / "a").string());
   ASSERT_TRUE(std::holds_alternative<std::vector<std::string>>(r));
   EXPECT_EQ(std::get<0>(r), (std::vector<std::string>{a, c}));
+  // One file by two paths is one program.
+  fs::create_directories(dir / "d");
+  fs::create_symlink(dir / "a", dir / "d" / "a");
+  r = resolve_programs({a, (dir / "d" / "a" / "server").string()}, "");
+  ASSERT_TRUE(std::holds_alternative<std::vector<std::string>>(r));
+  EXPECT_EQ(std::get<0>(r), std::vector<std::string>{a});
   r = resolve_programs({a, b}, "");
   ASSERT_TRUE(std::holds_alternative<std::string>(r));
   EXPECT_NE(std::get<1>(r).find("is already the program"), std::string::npos) << std::get<1>(r);
