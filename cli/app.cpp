@@ -7,16 +7,22 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/complete.hpp"
 #include "cli/device_options.hpp"
 #include "cli/guest.hpp"
 #include "cli/load.hpp"
+#include "cli/manpage.hpp"
 #include "cli/numbers.hpp"
 #include "refmodel/field.hpp"
+#include "util/install_layout.hpp"
 #include "util/quote.hpp"
 
 namespace mwc::cli {
 
 namespace {
+
+// Returns the conformance corpus mwcheck ships with.
+std::string default_corpus() { return data_path("corpus/conformance"); }
 
 // Returns the trace files of a corpus folder, for checks before it loads.
 std::vector<std::string> corpus_names(const std::string& dir) {
@@ -41,7 +47,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   CLI::App app{"mwcheck: a deterministic conformance harness for RDMA memory windows and regions",
                "mwcheck"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "mwcheck 0.1.0");
+  app.set_version_flag("--version", "mwcheck " MWCHECK_VERSION);
 
   RunOptions run;
   auto* r = app.add_subcommand("run", "Run traces and print each annotated with the outcomes");
@@ -78,7 +84,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   ConformOptions conform;
   auto* f = app.add_subcommand("conform", "Run the conformance corpus; print the rule x profile table");
   f->add_option("--profile,-p", conform.profiles, "Profiles to run (default: all five)");
-  f->add_option("--corpus", conform.corpus, "Corpus folder")->default_str(MWCHECK_DEFAULT_CORPUS);
+  f->add_option("--corpus", conform.corpus, "Corpus folder")->default_str(default_corpus());
   f->add_option("--report", conform.report,
                 "Write report.json and junit.xml (and, with --device, report.html) into this folder");
   auto* fdevice = f->add_option("--device,-d", conform.devices,
@@ -216,7 +222,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->check(in_range<uint64_t>(1, UINT64_MAX));
   z->add_option("--out", fuzz.out, "Write each finding here as a minimized .mwt reproducer");
   z->add_option("--corpus", fuzz.corpus, "Seed traces (none: start from nothing)")
-      ->default_str(MWCHECK_DEFAULT_CORPUS);
+      ->default_str(default_corpus());
   z->add_flag("--keep-going", fuzz.keep_going, "Go on after the first finding");
   const DeviceOptions fuzz_dev = add_device_options(z, fuzz.dev);
   z->add_option("--max-ops", fuzz.max_ops, "Longest trace the mutator makes")
@@ -231,7 +237,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   w->add_option("--budget", power.budget, "Seconds a campaign may take")
       ->capture_default_str()
       ->check(in_range(0.001, 86400.0));
-  w->add_option("--corpus", power.corpus, "Conformance corpus")->default_str(MWCHECK_DEFAULT_CORPUS);
+  w->add_option("--corpus", power.corpus, "Conformance corpus")->default_str(default_corpus());
   w->add_option("--mutant", power.mutants, "Measure only this mutant (repeatable; refmodel/mutants.def lists them)");
 
   ExportOptions ex;
@@ -254,19 +260,26 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   x->add_flag("--kvm", ex.dev.kvm, "Soft-RoCE: boot with KVM (falls back to TCG)")->needs(xdevice);
   x->add_option("--run-here", ex.run_here, "(The guest's side) run these exported programs")->group("");
 
+  // Hidden verbs, for the shell completion script and the man page the build writes.
+  if (!args.empty() && args[0] == "__complete") return print_completion(app, args, out, err);
+  if (!args.empty() && args[0] == "__man") return print_man_page(app, args, MWCHECK_VERSION, out, err);
+
+  // `__parse ARGS...`: parse only (names, values, ranges, needs); CI recipes are checked so.
+  const bool parse_only = !args.empty() && args[0] == "__parse";
   std::vector<const char*> argv{"mwcheck"};
-  for (const auto& a : args) argv.push_back(a.c_str());
+  for (size_t i = parse_only ? 1 : 0; i < args.size(); ++i) argv.push_back(args[i].c_str());
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
+    if (parse_only) return kExitOk;
   } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     print_parse_error(e, err);
     return kExitBadInput;
   }
-  if (conform.corpus.empty()) conform.corpus = MWCHECK_DEFAULT_CORPUS;
-  if (fuzz.corpus.empty()) fuzz.corpus = MWCHECK_DEFAULT_CORPUS;
-  if (power.corpus.empty()) power.corpus = MWCHECK_DEFAULT_CORPUS;
+  if (conform.corpus.empty()) conform.corpus = default_corpus();
+  if (fuzz.corpus.empty()) fuzz.corpus = default_corpus();
+  if (power.corpus.empty()) power.corpus = default_corpus();
   // Device options checked against where each command runs, before it runs.
   const auto device_ok = [&](std::string_view verb, const DeviceOptions& given, DeviceTarget where,
                              DeviceConfig& dev) { return check_device_options(verb, given, where, dev, err); };

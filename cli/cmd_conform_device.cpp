@@ -23,6 +23,7 @@
 #include "findings/shrink.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/output_dir.hpp"
+#include "util/temp_dir.hpp"
 
 namespace mwc::cli {
 namespace fs = std::filesystem;
@@ -155,7 +156,7 @@ void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yar
   vm.kvm = o.dev.kvm;
   vm.max_boots = 1;
   vm.quiet_limit_s = 60;  // rxe may hold a child ~50 s in a QP teardown
-  const fs::path dir = fs::temp_directory_path() /
+  const fs::path dir = temp_dir() /
                        fmt::format("mwcheck-shrink-{}-{}", getpid(), spec.substr(spec.rfind(':') + 1));
   fs::create_directories(dir);
   std::vector<std::string> files;
@@ -323,7 +324,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   if (!o.baseline.empty()) {
     std::string why;
     baseline = read_stored(o.baseline, why);
-    if (!baseline) return err << "mwcheck conform: " << why << "\n", kExitBadInput;
+    if (!baseline) return err << why << "\n", kExitBadInput;
   }
 
   std::vector<DeviceColumn> cols;

@@ -25,6 +25,9 @@
 #include "record/to_trace.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/atomic_file.hpp"
+#include "util/install_layout.hpp"
+#include "util/read_input.hpp"
+#include "util/temp_dir.hpp"
 #include "util/quote.hpp"
 
 namespace mwc::cli {
@@ -35,20 +38,18 @@ namespace {
 constexpr const char* kLibName = "libmwcheck_record.so";
 
 // Returns the recorder library: --preload, else $MWCHECK_RECORD_LIB, else
-// the one beside this program.
+// the one installed with this program (or beside it in a build tree).
 std::string recorder_path(const RecordOptions& o) {
   if (!o.preload.empty()) return fs::absolute(o.preload).string();
   if (const char* p = std::getenv("MWCHECK_RECORD_LIB")) return p;
-  std::error_code ec;
-  return (fs::read_symlink("/proc/self/exe", ec).parent_path() / kLibName).string();
+  return private_lib(kLibName);
 }
 
 std::optional<std::string> read_file(const std::string& path, std::ostream& err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return err << fmt::format("mwcheck: cannot read {}\n", path), std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string bytes;
+  if (InputError e; !read_input(path, kLogLimits, bytes, e))
+    return err << fmt::format("{}:{}:{}: error: {}\n", path, e.line, e.col, e.message), std::nullopt;
+  return bytes;
 }
 
 // Turns a log into the trace and writes it. Returns the exit status.
@@ -96,7 +97,7 @@ int cmd_record(const RecordOptions& o, std::ostream& out, std::ostream& err) {
   // The log: where --log says, else a file of our own removed afterwards.
   std::string log = o.log;
   if (log.empty()) {
-    std::string tmpl = (fs::temp_directory_path() / "mwcheck-record-XXXXXX").string();
+    std::string tmpl = (temp_dir() / "mwcheck-record-XXXXXX").string();
     const int fd = mkstemp(tmpl.data());
     if (fd < 0) return err << "mwcheck: cannot create a log file\n", kExitBadInput;
     close(fd);

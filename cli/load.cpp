@@ -12,6 +12,7 @@
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/atomic_file.hpp"
+#include "util/read_input.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -19,14 +20,9 @@ bool is_binary_path(const std::string& p) { return p.size() >= 4 && p.ends_with(
 }  // namespace
 
 std::optional<Trace> load_trace(const std::string& path, std::ostream& err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    err << fmt::format("{}:1:1: error: cannot open: {}\n", path, std::strerror(errno));
-    return std::nullopt;
-  }
-  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    err << fmt::format("{}:1:1: error: cannot read\n", path);
+  std::string data;
+  if (InputError e; !read_input(path, kTraceLimits, data, e)) {
+    err << fmt::format("{}:{}:{}: error: {}\n", path, e.line, e.col, e.message);
     return std::nullopt;
   }
   if (is_binary_path(path) || data.starts_with("MWTB")) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "refmodel/text_codec.hpp"
+#include "util/read_input.hpp"
 
 namespace mwc::findings {
 
@@ -37,14 +38,11 @@ nlohmann::ordered_json to_json(const Finding& f) {
 }
 
 std::optional<std::vector<Stored>> read_stored(const std::string& path, std::string& err) {
-  std::ifstream in(path);
-  if (!in) {
-    err = fmt::format("{}:1:1: error: cannot read the baseline report", path);
+  std::string text;
+  if (InputError e; !read_input(path, kReportLimits, text, e)) {
+    err = fmt::format("{}:{}:{}: error: {}", path, e.line, e.col, e.message);
     return std::nullopt;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);

@@ -4,6 +4,7 @@
 # each target beside <target>_seed_corpus.zip, <target>.options and, for the
 # text parser, <target>.dict. Only the model and the targets are built: no
 # test framework, Z3 or rapidcheck (OSS-Fuzz links libc++).
+set -euo pipefail  # also when run as `bash oss_fuzz_build.sh`
 src="$(cd "$(dirname "$0")/.." && pwd -P)"
 build="${WORK:-/tmp}/mwcheck-fuzz-build"
 targets=(fuzz_text fuzz_binary fuzz_model fuzz_diff fuzz_fastpath)

@@ -108,16 +108,20 @@ class Converter {
   }
 
   // Returns an address as a trace names it: from the buffer holding it,
-  // else from the nearest one.
+  // else from the nearest one (the earlier of two as near). Buffers are
+  // sorted and apart, so only the last one starting at or before `a` and
+  // the one after it can be nearest: a binary search, not a scan per
+  // address (a program with 10^5 MRs).
   Arg addr(uint64_t a) const {
     if (bufs_.empty()) return Arg{a, kNoHandle, static_cast<uint8_t>(AddrBase::Raw)};
-    size_t best = 0;
-    uint64_t dist = ~0ull;
-    for (size_t i = 0; i < bufs_.size(); ++i) {
+    const auto dist = [&](size_t i) {
       const auto [b, len] = bufs_[i];
-      const uint64_t d = a < b ? b - a : a < b + len ? 0 : a - (b + len) + 1;
-      if (d < dist) dist = d, best = i;
-    }
+      return a < b ? b - a : a < b + len ? 0 : a - (b + len) + 1;
+    };
+    const auto after = std::upper_bound(bufs_.begin(), bufs_.end(), a,
+                                        [](uint64_t v, const auto& buf) { return v < buf.first; });
+    size_t best = static_cast<size_t>(after - bufs_.begin());
+    if (best == bufs_.size() || (best > 0 && dist(best - 1) <= dist(best))) --best;
     return Arg{a - bufs_[best].first, static_cast<uint32_t>(best), static_cast<uint8_t>(AddrBase::Buf)};
   }
 

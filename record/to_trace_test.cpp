@@ -236,5 +236,24 @@ wc pid=1 num=12 wr_id=9 status=5 opcode=0
   EXPECT_TRUE(std::holds_alternative<Trace>(parsed));
 }
 
+TEST(ToTrace, AnAddressOutsideEveryBufferIsToldFromTheNearest) {
+  // Buffers b0 [0x10000, +0x1000), b1 [0x20000, +0x1000), b2 [0x40000, +0x1000);
+  // failed registrations name addresses before, between and after them.
+  const Recording r = convert(R"(mwcheck-record 1
+pd pid=1 pd=2000 rc=0
+mr pid=1 pd=2000 addr=10000 len=1000 iova=10000 access=1 mr=1 rkey=100 rc=0
+mr pid=1 pd=2000 addr=20000 len=1000 iova=20000 access=1 mr=2 rkey=200 rc=0
+mr pid=1 pd=2000 addr=40000 len=1000 iova=40000 access=1 mr=3 rkey=300 rc=0
+mr pid=1 pd=2000 addr=5000 len=10 iova=5000 access=1 mr=0 rkey=0 rc=e
+mr pid=1 pd=2000 addr=18800 len=10 iova=18800 access=1 mr=0 rkey=0 rc=e
+mr pid=1 pd=2000 addr=187ff len=10 iova=187ff access=1 mr=0 rkey=0 rc=e
+mr pid=1 pd=2000 addr=20800 len=10 iova=20800 access=1 mr=0 rkey=0 rc=e
+mr pid=1 pd=2000 addr=50000 len=10 iova=50000 access=1 mr=0 rkey=0 rc=e
+)");
+  const std::string t = text_of(r);
+  for (const char* want : {"addr=b0-45056 ", "addr=b1-30720 ", "addr=b0+34815 ", "addr=b1+2048 ", "addr=b2+65536 "})
+    EXPECT_NE(t.find(want), std::string::npos) << want << "\n" << t;
+}
+
 }  // namespace
 }  // namespace mwc::record

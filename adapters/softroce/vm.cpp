@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "adapters/softroce/oops.hpp"
+#include "util/install_layout.hpp"
 
 extern char** environ;
 
@@ -76,7 +77,7 @@ std::string shell_quoted(const std::string& s) {
 // Returns the kernel and initramfs parts, built or found in the cache.
 bool build_image(const VmOptions& o, Image& img, std::string& err) {
   const std::string script =
-      o.image_script.empty() ? std::string(MWCHECK_SOFTROCE_DIR) + "/build-image" : o.image_script;
+      o.image_script.empty() ? data_path("softroce/build-image") : o.image_script;
   // This very process's binary, even if a rebuild has replaced the file.
   const std::string self = "/proc/" + std::to_string(getpid()) + "/exe";
   std::string cmd = shell_quoted(script) + " " + shell_quoted(o.kernel) + " " + shell_quoted(self);

@@ -20,7 +20,7 @@ struct VmOptions {
   bool kvm = false;         // try KVM first (falls back to TCG when it does not boot)
   int quiet_limit_s = 90;   // a guest silent this long is hung
   int max_boots = 1000;     // after a guest death, boot again at most this often in all
-  std::string image_script;  // build-image; empty: the one beside the sources
+  std::string image_script;  // build-image; empty: the one in mwcheck's data folder
   // Programs the guest has on its PATH (/usr/local/bin), each with its
   // shared libraries: what `mwcheck record` runs there.
   std::vector<std::string> programs;

@@ -1,0 +1,112 @@
+// Every verb that reads a path refuses what is no trace, log or report
+// file, with status 2 and FILE:LINE:COL: error:, in bounded memory and
+// without waiting: a folder, a missing file, a device without end, a FIFO
+// nobody writes, a line or a file beyond its documented limit. And gen
+// refuses what it cannot write. CI runs this under ASan too.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "cli/test_app.hpp"
+#include "util/test_files.hpp"
+
+namespace mwc::cli {
+namespace {
+namespace fs = std::filesystem;
+
+// The bad inputs, each a path.
+struct Bad {
+  std::string what, path;
+};
+
+std::vector<Bad> bad_inputs() {
+  const fs::path dir = test::scratch("input_paths");
+  const fs::path fifo = dir / "fifo.mwt";
+  mkfifo(fifo.c_str(), 0600);
+  const std::string long_line = test::write_temp("input_paths_long.mwt", "alloc_pd p0\n" + std::string(70000, 'x') + "\n");
+  // A binary trace over the 64 MiB limit: sparse, so the test writes 4 bytes.
+  const std::string big = (dir / "big.mwb").string();
+  const int fd = open(big.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  EXPECT_EQ(write(fd, "MWTB", 4), 4);
+  EXPECT_EQ(ftruncate(fd, (64 << 20) + 1), 0);
+  close(fd);
+  return {{"a folder", dir.string()},
+          {"a missing file", (dir / "missing.mwt").string()},
+          {"a device without end", "/dev/zero"},
+          {"a FIFO nobody writes", fifo.string()},
+          {"a line over 64 KiB", long_line},
+          {"a binary trace over 64 MiB", big}};
+}
+
+// Returns whether `err` starts with PATH:LINE:COL: error:.
+bool placed(const std::string& err, const std::string& path) {
+  if (!err.starts_with(path + ":")) return false;
+  static const std::regex where(R"(^:\d+:\d+: error: )");
+  return std::regex_search(err.substr(path.size()), where);
+}
+
+TEST(InputPaths, EveryVerbThatReadsAFileRefusesWhatIsNone) {
+  const std::string out = (test::scratch("input_paths_out") / "o").string();
+  for (const Bad& b : bad_inputs()) {
+    const std::vector<std::vector<std::string>> commands = {
+        {"run", b.path},
+        {"run", "--check", "--quiet", b.path},
+        {"diff", "-a", "profile:rxe", "-a", "profile:verbs", b.path},
+        {"convert", b.path, out + ".mwt"},
+        {"export", b.path, "-o", out},
+        {"record", "--from-log", b.path, "-o", out + ".mwt"},
+        {"export", "F00000000", "--from", b.path, "-o", out},
+        {"conform", "--device", "nodev0", "--baseline", b.path},
+    };
+    for (const auto& args : commands) {
+      // The FIFO is a fine, empty input for a trace (no ops): only reports and logs refuse it.
+      const Ran r = mwcheck(args);
+      if (b.what == "a FIFO nobody writes" && (args[0] == "run" || args[0] == "diff" || args[0] == "convert" ||
+                                               (args[0] == "export" && args[1] == b.path))) {
+        EXPECT_NE(r.status, 134) << args[0];
+        continue;
+      }
+      EXPECT_EQ(r.status, kExitBadInput) << b.what << ": " << args[0] << " " << args[1] << "\n" << r.err;
+      // export --from takes a report's folder too: the report.json in it is named.
+      const bool report_in_folder = b.what == "a folder" && args[1] == "F00000000";
+      EXPECT_TRUE(placed(r.err, report_in_folder ? b.path + "/report.json" : b.path))
+          << b.what << ": " << args[0] << "\n" << r.err;
+    }
+  }
+}
+
+TEST(InputPaths, ReplayRefusesAFolderAndAnEndlessDevice) {
+  for (const std::string p : {test::scratch("input_paths_replay").string(), std::string("/dev/zero")}) {
+    const Ran r = mwcheck({"replay", "--quiet", p});
+    EXPECT_EQ(r.status, kExitBadInput) << r.err;
+    EXPECT_TRUE(placed(r.err, p)) << r.err;
+  }
+}
+
+TEST(InputPaths, ACorpusMustBeAFolderOfTraces) {
+  for (const std::string verb : {"conform", "fuzz", "power"}) {
+    std::vector<std::string> args = {verb, "--corpus", "/dev/zero"};
+    if (verb == "fuzz") args.insert(args.end(), {"-a", "profile:rxe", "-a", "profile:verbs", "--runs", "1"});
+    if (verb == "power") args.insert(args.end(), {"--seeds", "1", "--budget", "0.01", "--mutant", "stale_rkey"});
+    const Ran r = mwcheck(args);
+    EXPECT_EQ(r.status, kExitBadInput) << verb << "\n" << r.err;
+    EXPECT_NE(r.err.find("/dev/zero:1:1: error: "), std::string::npos) << verb << "\n" << r.err;
+  }
+}
+
+TEST(InputPaths, GenRefusesWhatItCannotWrite) {
+  for (const std::string p : {std::string("/dev/full"), std::string("/nonexistent/x.mwb"),
+                              test::scratch("input_paths_gen").string()}) {
+    const Ran r = mwcheck({"gen", "-n", "1000", "-o", p});
+    EXPECT_EQ(r.status, kExitBadInput) << p << "\n" << r.err;
+    EXPECT_TRUE(placed(r.err, p)) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace mwc::cli
