@@ -198,12 +198,26 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   rc->add_option("--from-log", rec.from_log, "Convert a kept log instead of running a program");
   auto* rcdevice =
       rc->add_option("--device", rec.device, "softroce[:VERSION]: run the program inside the Soft-RoCE VM");
-  rc->add_option("--timeout", rec.timeout_s, "Seconds the program may run before it is killed")
+  rc->add_option("--timeout", rec.timeout_s,
+                 "Seconds the command, and all it starts, may run before it is killed (TIMEOUT)")
       ->capture_default_str()
       ->check(in_range(1, 86400));
   rc->add_option("--preload", rec.preload, "The recorder library (default: libmwcheck_record.so beside mwcheck)");
   rc->add_flag("--kvm", rec.dev.kvm, "Soft-RoCE: boot with KVM (falls back to TCG)")->needs(rcdevice);
-  rc->add_option("command", rec.command, "-- PROGRAM ARGS...");
+  rc->add_option("--program", rec.programs,
+                 "A program the command runs by name (repeat for each): its folder goes first on PATH; "
+                 "with --device, it goes into the guest with its shared libraries")
+      ->allow_extra_args(false);
+  rc->add_option("command", rec.command, "-- PROGRAM ARGS... (or -- sh -c 'A & B; wait')");
+  rc->footer(
+      "Several programs (a server and its client) are recorded together by one command line:\n"
+      "  mwcheck record --device softroce --program ibv_rc_pingpong -o pp.mwt -- sh -c \\\n"
+      "    'ibv_rc_pingpong -d rxe0 -g $MWCHECK_GID_INDEX -n 5 & sleep 3;\n"
+      "     ibv_rc_pingpong -d rxe0 -g $MWCHECK_GID_INDEX -n 5 127.0.0.1; wait'\n"
+      "In the guest, sh and the other commands are busybox's, the --program ones sit on PATH in\n"
+      "/usr/local/bin, rxe0 has 10.77.0.1 and MWCHECK_GID_INDEX is its IPv4-mapped GID's index.\n"
+      "Everything the command starts is recorded into one trace, and must end within --timeout\n"
+      "(else TIMEOUT, exit 1).");
   FuzzOptions fuzz;
   auto* z = app.add_subcommand("fuzz", "Differential fuzzing of two backends, in process");
   z->add_option("--against,-a", fuzz.against, "A backend (give two): profile:NAME[+knob=alt...], mutant:NAME, device:NAME, "

@@ -77,7 +77,8 @@ struct RecordOptions {
   std::string preload;   // the recorder library (default: beside mwcheck)
   std::string device;    // softroce[:VERSION]: record inside the VM
   DeviceConfig dev;
-  int timeout_s = 600;   // the program is killed after this
+  int timeout_s = 600;   // the command, and all it started, is killed after this
+  std::vector<std::string> programs;  // run by name: first on PATH (in the guest: brought in)
   std::vector<std::string> command;  // PROGRAM ARGS...
 };
 int cmd_record(const RecordOptions& o, std::ostream& out, std::ostream& err);

@@ -34,8 +34,9 @@ std::vector<std::string> device_args(const DeviceConfig& d) {
 namespace {
 constexpr std::string_view kFileMarker = "MWCHECK-FILE ";
 
-// Takes the file blocks out of the guest's output into `dir`; returns the rest.
-std::string take_files(const std::string& text, const std::string& dir, std::ostream& err) {
+// Takes the file blocks out of the guest's output into `dir` (saying so
+// when `announce`); returns the rest.
+std::string take_files(const std::string& text, const std::string& dir, bool announce, std::ostream& err) {
   std::string rest;
   size_t at = 0;
   for (size_t m; (m = text.find(kFileMarker, at)) != std::string::npos;) {
@@ -53,7 +54,7 @@ std::string take_files(const std::string& text, const std::string& dir, std::ost
     if (dir.empty() || !write_file(path.string(), body, why))
       err << fmt::format("mwcheck: the guest sent {}, which could not be written{}\n", quote(name),
                          why.empty() ? "" : ": " + why);
-    else
+    else if (announce)
       err << fmt::format("wrote {}\n", path.string());
   }
   return rest + text.substr(at);
@@ -67,24 +68,27 @@ void send_file(const std::string& name, const std::string& text, std::ostream& o
 int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                          const std::vector<std::string>& args,
                          const std::vector<std::string>& files, std::ostream& out,
-                         std::ostream& err, bool files_as_args, const std::string& out_dir) {
+                         std::ostream& err, bool files_as_args, const std::string& out_dir,
+                         const GuestSetup& setup) {
   softroce::VmOptions vm;
   softroce::parse_device(spec, vm);
   vm.kvm = dev.kvm;
+  vm.programs = setup.programs;
   // With --json stdout is the guest's one JSON document: what the host has
   // to say of a dead guest goes to stderr.
   std::ostream& said = std::find(args.begin(), args.end(), "--json") != args.end() ? err : out;
+  const softroce::LostTrace lost_trace = [&](size_t i, long op, const std::string& how,
+                                             const std::string& console) {
+    said << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n", files[i], how,
+                        op + 1, how == "CRASH" ? "died" : "went silent", console);
+  };
   const auto g = softroce::run_in_guest(
-      vm, args, files, files_as_args,
-      [&](size_t i, long op, const std::string& how, const std::string& console) {
-        said << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n",
-                           files[i], how, op + 1, how == "CRASH" ? "died" : "went silent", console);
-      },
-      [&](const std::string& line) {
+      vm, args, files, files_as_args, setup.lost ? setup.lost : lost_trace, [&](const std::string& line) {
         // The guest's own errors (its stderr is the console): bad input
         // only the guest can see, such as a --gid-index rxe0 lacks.
         if (line.starts_with("mwcheck") && line.find(": error: ") != std::string::npos)
           err << line.substr(0, line.find_last_not_of("\r\n") + 1) << " (in the Soft-RoCE guest)\n";
+        if (setup.console) setup.console(line);
       });
   if (!g.error.empty()) {
     err << "mwcheck: error: Soft-RoCE VM: " << g.error << "\n";
@@ -109,7 +113,7 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
     said << g.incident << "\n";
   }
   // The guest's copies are corpus/NNNNN-NAME: give the host's names back.
-  std::string text = take_files(g.output, out_dir, err);
+  std::string text = take_files(g.output, out_dir, setup.announce_files, err);
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string guest =
         fmt::format("corpus/{:05}-{}", i, std::filesystem::path(files[i]).filename().string());

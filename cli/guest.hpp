@@ -14,6 +14,14 @@ namespace mwc::cli {
 // -1 inside the guest itself).
 int softroce_spec(const std::vector<std::string>& specs);
 
+// What a guest command other than a run of traces asks of the VM.
+struct GuestSetup {
+  std::vector<std::string> programs;  // on the guest's PATH (VmOptions::programs)
+  softroce::LostTrace lost;           // the guest died in file i: instead of the trace report
+  softroce::ConsoleLine console;      // each line the guest prints on its console
+  bool announce_files = true;         // say "wrote PATH" for each file the guest sent
+};
+
 // Runs `mwcheck ARGS... FILES...` in the VM that `spec` names, where ARGS
 // name the guest's device as device:rxe0 (FILES are left out of ARGS, and
 // only copied into the guest's folder `corpus`, when `files_as_args` is
@@ -25,7 +33,7 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                          const std::vector<std::string>& args,
                          const std::vector<std::string>& files, std::ostream& out,
                          std::ostream& err, bool files_as_args = true,
-                         const std::string& out_dir = "");
+                         const std::string& out_dir = "", const GuestSetup& setup = {});
 
 // Inside the guest: sends a file the command wrote back to the host, which
 // puts it into the folder run_args_in_softroce was given.

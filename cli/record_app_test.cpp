@@ -2,6 +2,7 @@
 // a real program on Soft-RoCE is adapters/softroce/softroce_test.cpp's).
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -38,6 +39,45 @@ TEST(Record, AProgramThatCannotStartIsBadInput) {
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("cannot run /nonexistent/program"), std::string::npos) << r.err;
   EXPECT_EQ(mwcheck({"record", "-o", temp("x.mwt")}).status, 2);  // no program
+}
+
+TEST(Record, WhatTheCommandLeavesRunningIsWaitedForAndKilledAtTheTimeLimit) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = mwcheck({"record", "--timeout", "2", "-o", temp("bg.mwt"), "--", "sh", "-c", "sleep 60 & exit 0"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("exited with status 0, and what it started was killed after the time limit (TIMEOUT)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  // Ended in time, a background program is waited for: its work is part of the recording.
+  const std::string mark = temp("bg.done");
+  const auto ok = mwcheck({"record", "--timeout", "20", "-o", temp("bg.mwt"), "--", "sh", "-c",
+                           "(sleep 1; touch " + mark + ") & exit 0"});
+  EXPECT_EQ(ok.status, 1) << ok.err;  // no verb called
+  EXPECT_NE(ok.err.find("exited with status 0, and called no verb"), std::string::npos) << ok.err;
+  EXPECT_TRUE(fs::exists(mark));
+  fs::remove(mark);
+}
+
+TEST(Record, ProgramsAreRunByNameAndAnUnknownOneIsBadInput) {
+  const fs::path dir = temp("bin");
+  fs::create_directories(dir);
+  const std::string mark = temp("ran");
+  std::ofstream(dir / "my_server") << "#!/bin/sh\ntouch " << mark << "\n";
+  fs::permissions(dir / "my_server", fs::perms::owner_all);
+  auto r = mwcheck({"record", "--program", (dir / "my_server").string(), "-o", temp("p.mwt"), "--", "sh", "-c",
+                    "my_server"});
+  EXPECT_EQ(r.status, 1) << r.err;  // it ran, and called no verb
+  EXPECT_NE(r.err.find("sh -c my_server exited with status 0"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(mark));
+  r = mwcheck({"record", "--program", "/nonexistent/server", "-o", temp("p.mwt"), "--", "server"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--program '/nonexistent/server': no such program"), std::string::npos) << r.err;
+  r = mwcheck({"record", "--device", "softroce", "-o", temp("p.mwt"), "--", "no-such-program-here"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("no program 'no-such-program-here'"), std::string::npos) << r.err;
+  fs::remove_all(dir);
+  fs::remove(mark);
 }
 
 TEST(Record, AKeptLogConvertsAndABadOneIsNamedByLineAndColumn) {

@@ -445,8 +445,18 @@ class Converter {
       case IBV_WR_SEND:
       case IBV_WR_SEND_WITH_IMM: {
         auto b = own(args::wr_send{});
-        b.len = std::min<uint64_t>(x.len, 0xffffffffull);
-        return add(b.to_op(), returned(x.rc));
+        // A trace's send names no local MR: bytes the program sent from
+        // registered memory (an lkey in its scatter/gather list) are not
+        // the trace's to send. Inline data is.
+        if ((x.flags & IBV_SEND_INLINE) || x.len == 0) {
+          b.len = std::min<uint64_t>(x.len, 0xffffffffull);
+          return add(b.to_op(), returned(x.rc));
+        }
+        const std::string s = fmt::format("log line {}: send recorded without its {} bytes from registered "
+                                          "memory: a trace's send names no local MR",
+                                          e.line, x.len);
+        skipped_.push_back(s);
+        return add(b.to_op(), returned(x.rc), s);
       }
       default:
         break;

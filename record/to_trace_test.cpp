@@ -183,6 +183,25 @@ wc pid=1 num=12 wr_id=0 status=5 opcode=0
       << ops;
 }
 
+TEST(ToTrace, ASendKeepsItsInlineBytesAndSaysItLeftThoseOfAnMr) {
+  // ibv_rc_pingpong's sends: 4096 bytes through its MR's lkey; then an inline send of 16.
+  const Recording r = convert(R"(mwcheck-record 1
+pd pid=1 pd=2000 rc=0
+mr pid=1 pd=2000 addr=7f0000000000 len=1000 iova=7f0000000000 access=1 mr=3000 rkey=0 rc=0
+qp pid=1 pd=2000 type=2 depth=1 sig_all=0 qp=4000 num=11 rc=0
+send pid=1 qp=4000 wr_id=2 opcode=2 flags=2 len=1000 raddr=0 rkey=0 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+send pid=1 qp=4000 wr_id=3 opcode=2 flags=a len=10 raddr=0 rkey=0 inv=0 mw=0 mr=0 addr=0 blen=0 access=0 key=0 cur=0 rc=0
+)");
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_EQ(r.skipped[0],
+            "log line 5: send recorded without its 4096 bytes from registered memory: a trace's send names no "
+            "local MR");
+  EXPECT_NE(text_of(r).find("wr_send q0 flags=SIGNALED => OK  # log line 5: send recorded without"),
+            std::string::npos)
+      << text_of(r);
+  EXPECT_NE(text_of(r).find("wr_send q0 len=16 flags=SIGNALED => OK\n"), std::string::npos) << text_of(r);
+}
+
 TEST(ToTrace, WhatATraceCannotSayIsACommentNamingTheLogLine) {
   const Recording r = convert(R"(mwcheck-record 1
 pd pid=1 pd=2000 rc=0

@@ -63,8 +63,16 @@ std::string tail_lines(const std::string& s, int n) {
 
 struct Image {
   std::string kernel, system, program;
-  std::string python;  // python3 and pyverbs, when MWCHECK_IMAGE_PYTHON asked for them
+  // Parts after those: python3 and pyverbs (when MWCHECK_IMAGE_PYTHON asks
+  // for them), the programs of VmOptions::programs.
+  std::vector<std::string> more;
 };
+
+std::string shell_quoted(const std::string& s) {
+  std::string q = "'";
+  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
 
 // Returns the kernel and initramfs parts, built or found in the cache.
 bool build_image(const VmOptions& o, Image& img, std::string& err) {
@@ -72,7 +80,8 @@ bool build_image(const VmOptions& o, Image& img, std::string& err) {
       o.image_script.empty() ? data_path("softroce/build-image") : o.image_script;
   // This very process's binary, even if a rebuild has replaced the file.
   const std::string self = "/proc/" + std::to_string(getpid()) + "/exe";
-  const std::string cmd = "'" + script + "' '" + o.kernel + "' '" + self + "'";
+  std::string cmd = shell_quoted(script) + " " + shell_quoted(o.kernel) + " " + shell_quoted(self);
+  for (const auto& p : o.programs) cmd += " " + shell_quoted(p);
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return err = "cannot run " + script, false;
   std::string out;
@@ -82,7 +91,8 @@ bool build_image(const VmOptions& o, Image& img, std::string& err) {
   std::getline(lines, img.kernel);
   std::getline(lines, img.system);
   std::getline(lines, img.program);
-  std::getline(lines, img.python);
+  for (std::string part; std::getline(lines, part);)
+    if (!part.empty()) img.more.push_back(part);
   if (rc != 0 || img.program.empty()) return err = "building the Soft-RoCE image failed", false;
   return true;
 }
@@ -159,6 +169,8 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
       } else if (line.starts_with(kOpMarker)) {
         b.last_op = std::strtol(line.c_str() + kOpMarker.size(), nullptr, 10);
         continue;  // one per op: not worth the caller's time
+      } else if (line.starts_with(kAliveMarker)) {
+        continue;  // it has done its work: quiet_since moved
       } else if (line.starts_with(kTracesDone)) {
         b.traces_done = true;
       } else if (line.starts_with("MWCHECK-END rc=")) {
@@ -188,7 +200,7 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
   bool skip = false;
   for (std::string l; std::getline(all, l);) {
     if (l.starts_with(kInputBegin)) skip = true;
-    if (!skip && !l.starts_with(kOpMarker)) kernel += l + "\n";
+    if (!skip && !l.starts_with(kOpMarker) && !l.starts_with(kAliveMarker)) kernel += l + "\n";
     if (l.starts_with(kInputEnd)) skip = false;
   }
   b.console = std::move(kernel);
@@ -226,11 +238,12 @@ bool write_initrd(const Image& img, const fs::path& dir, std::vector<std::string
   std::ofstream a(run / "args");
   for (const auto& s : args) a << s << "\n";
   a.close();
-  const std::string cmd = "cd '" + root.string() + "' && find . | cpio -o -H newc --quiet > '" +
-                          (dir / "run.cpio").string() + "' && cat '" + img.system + "' '" +
-                          img.program + "' " + (img.python.empty() ? "" : "'" + img.python + "' ") + "'" +
-                          (dir / "run.cpio").string() + "' > '" +
-                          (dir / "initrd").string() + "'";
+  std::string parts = shell_quoted(img.system) + " " + shell_quoted(img.program);
+  for (const auto& p : img.more) parts += " " + shell_quoted(p);
+  const std::string cmd = "cd " + shell_quoted(root.string()) + " && find . | cpio -o -H newc --quiet > " +
+                          shell_quoted((dir / "run.cpio").string()) + " && cat " + parts + " " +
+                          shell_quoted((dir / "run.cpio").string()) + " > " +
+                          shell_quoted((dir / "initrd").string());
   if (std::system(cmd.c_str()) != 0) return err = "cannot write the initramfs", false;
   return true;
 }
@@ -310,6 +323,10 @@ void mark_trace(size_t i, std::ostream& err) {
 
 void mark_traces_done(std::ostream& err) {
   if (in_guest()) err << kTracesDone << std::endl;
+}
+
+void mark_alive(std::ostream& err) {
+  if (in_guest()) err << kAliveMarker << std::endl;
 }
 
 void mark_candidate(uint64_t hash, std::ostream& err) {

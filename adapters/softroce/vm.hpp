@@ -21,6 +21,9 @@ struct VmOptions {
   int quiet_limit_s = 90;   // a guest silent this long is hung
   int max_boots = 1000;     // after a guest death, boot again at most this often in all
   std::string image_script;  // build-image; empty: the one in mwcheck's data folder
+  // Programs the guest has on its PATH (/usr/local/bin), each with its
+  // shared libraries: what `mwcheck record` runs there.
+  std::vector<std::string> programs;
 };
 
 // Parses "softroce", "softroce:6.12", "softroce:/path/linux-image.deb".
@@ -72,6 +75,11 @@ inline constexpr std::string_view kTracesDone = "MWCHECK-TRACES-DONE";
 // console between these before it runs.
 inline constexpr std::string_view kInputBegin = "MWCHECK-INPUT-BEGIN";
 inline constexpr std::string_view kInputEnd = "MWCHECK-INPUT-END";
+// A guest command that waits (a recorded program running) prints this on
+// the console now and then, so the host does not take it for a hung guest.
+inline constexpr std::string_view kAliveMarker = "MWCHECK-ALIVE";
+// Where the guest keeps VmOptions::programs.
+inline constexpr std::string_view kGuestProgramDir = "/usr/local/bin";
 // Returns whether this process runs inside the Soft-RoCE guest.
 bool in_guest();
 
@@ -79,6 +87,8 @@ bool in_guest();
 // that every trace has run (what follows, shrinking, may still die).
 void mark_trace(size_t i, std::ostream& err);
 void mark_traces_done(std::ostream& err);
+// Inside the guest: tells the host that the guest is alive and still busy.
+void mark_alive(std::ostream& err);
 // Inside the guest: tells the host which candidate of shrinking runs now,
 // so that a candidate that kills the guest is known by its hash.
 inline constexpr std::string_view kCandidateMarker = "MWCHECK-CANDIDATE ";

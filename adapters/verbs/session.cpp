@@ -616,7 +616,13 @@ Outcome Session::on_wr_send(const args::wr_send& a) {
   if (a.qp >= qps_.size() || !qps_[a.qp].qp) return with(Result::kSKIP);
   if (a.len > kInline) return with(Result::kUNSUPPORTED);  // only inline sends: no lkey to borrow
   Qp& q = qps_[a.qp];
-  if (q.peer_recvs == 0 && o_.fault != Fault::no_completion) post_recv(q.peer, true, q.peer_recvs);
+  // The peer takes every send: its used receives are reaped first (else a
+  // second send finds none and ends RNR_RETRY_EXC_ERR), and two are kept
+  // posted, one for a receive whose completion is still on its way.
+  if (o_.fault != Fault::no_completion) {
+    reap_peer_recvs(q);
+    for (int i = 0; i < 2 && q.peer_recvs < 2; ++i) post_recv(q.peer, true, q.peer_recvs);
+  }
   uint8_t data[kInline] = {};
   ibv_sge sge{reinterpret_cast<uint64_t>(data), static_cast<uint32_t>(a.len), 0};
   ibv_send_wr wr{};
@@ -628,6 +634,15 @@ Outcome Session::on_wr_send(const args::wr_send& a) {
 }
 
 // ---- the peer's requests -------------------------------------------------------------
+
+void Session::reap_peer_recvs(Qp& q) {
+  // Only receives are the peer's news here: its own requests were each
+  // waited for (wait_peer), and one that timed out is nobody's now.
+  ibv_wc wc[16];
+  for (int n; (n = ibv_poll_cq(q.pcq, 16, wc)) > 0;)
+    for (int i = 0; i < n; ++i)
+      if (wc[i].opcode & IBV_WC_RECV) --q.peer_recvs;
+}
 
 bool Session::wait_peer(Qp& q, uint64_t wr_id, WcStatus& st) {
   const auto end = Clock::now() + std::chrono::milliseconds(o_.op_timeout_ms);

@@ -116,6 +116,9 @@ class Session {
   void drain(Qp& q);
   // Drains q until `wr_id` completes or `ms` pass; returns its completion.
   bool wait_for(Qp& q, uint64_t wr_id, int ms, WcStatus* st);
+  // Takes the completions of the receives the peer used off its queue,
+  // counting them off q.peer_recvs.
+  void reap_peer_recvs(Qp& q);
   // Waits for the peer's completion of `wr_id`; false on timeout.
   bool wait_peer(Qp& q, uint64_t wr_id, WcStatus& st);
   int modify(ibv_qp* qp, QpState from, QpState to, uint32_t type, uint32_t dest_qpn);

@@ -1,0 +1,139 @@
+#include "cli/record_run.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "adapters/softroce/vm.hpp"
+#include "cli/record_programs.hpp"
+
+namespace mwc::cli {
+
+std::string Ended::text() const {
+  std::string first;
+  if (WIFSIGNALED(status))
+    first = fmt::format("died of signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else
+    first = fmt::format("exited with status {}", WEXITSTATUS(status));
+  if (!done && !timed_out) return "could not be waited for";
+  if (!timed_out) return first;
+  if (!done) return "was killed after the time limit (TIMEOUT)";
+  return first + ", and what it started was killed after the time limit (TIMEOUT)";
+}
+
+bool Ended::ok() const { return done && !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kAliveEvery = std::chrono::seconds(10);  // well inside the guest's silence limit
+
+// The keeper: a subreaper between mwcheck and the command, so that what the
+// command leaves running (a server in the background) is still waited for
+// and is killed with it. Sends the command's wait status up `status_fd`,
+// then reaps until nothing is left. Never returns.
+[[noreturn]] void keep(const RecordedCommand& c, const std::string& preload, int exec_fd, int status_fd) {
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const pid_t first = fork();
+  if (first < 0) _exit(126);
+  if (first == 0) {
+    setenv("LD_PRELOAD", preload.c_str(), 1);
+    setenv("MWCHECK_RECORD_LOG", c.log.c_str(), 1);
+    if (!c.programs.empty()) {
+      const char* path = std::getenv("PATH");
+      setenv("PATH", path_with(c.programs, path ? path : "/usr/bin:/bin").c_str(), 1);
+    }
+    std::vector<std::string> argv = c.command;
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    const int e = errno;
+    if (write(exec_fd, &e, sizeof e) < 0) {}
+    _exit(127);
+  }
+  close(exec_fd);
+  for (;;) {
+    int st = 0;
+    const pid_t r = waitpid(-1, &st, 0);
+    if (r == first && write(status_fd, &st, sizeof st) < 0) {}
+    if (r < 0 && errno == ECHILD) _exit(0);
+    if (r < 0 && errno != EINTR) _exit(125);
+  }
+}
+
+}  // namespace
+
+std::optional<Ended> run_recorded(const RecordedCommand& c, std::ostream& err) {
+  std::string preload = c.recorder;
+  if (const char* p = std::getenv("LD_PRELOAD"); p && *p) preload += std::string(":") + p;
+  std::cout.flush();
+  // exec's failure comes back through a pipe that a successful exec
+  // closes; the command's status through another.
+  int ep[2], sp[2];
+  if (pipe2(ep, O_CLOEXEC) != 0 || pipe2(sp, O_CLOEXEC) != 0)
+    return err << "mwcheck: pipe: " << strerror(errno) << "\n", std::nullopt;
+  const pid_t keeper = fork();
+  if (keeper < 0) return err << "mwcheck: fork: " << strerror(errno) << "\n", std::nullopt;
+  if (keeper == 0) {
+    setpgid(0, 0);
+    close(ep[0]);
+    close(sp[0]);
+    keep(c, preload, ep[1], sp[1]);
+  }
+  setpgid(keeper, keeper);
+  close(ep[1]);
+  close(sp[1]);
+  int exec_errno = 0;
+  const bool exec_failed = read(ep[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
+  close(ep[0]);
+  if (exec_failed) {
+    waitpid(keeper, nullptr, 0);
+    close(sp[0]);
+    err << fmt::format("mwcheck: cannot run {}: {}\n", c.command[0], strerror(exec_errno));
+    return std::nullopt;
+  }
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::seconds(c.timeout_s);
+  auto alive = start;
+  Ended e;
+  for (;;) {
+    int st = 0;
+    const pid_t r = waitpid(keeper, &st, WNOHANG);
+    if (r == keeper) break;
+    if (r < 0 && errno != EINTR) {
+      close(sp[0]);
+      return err << "mwcheck: waitpid: " << strerror(errno) << "\n", std::nullopt;
+    }
+    const auto now = Clock::now();
+    if (now > deadline) {
+      kill(-keeper, SIGKILL);
+      waitpid(keeper, &st, 0);
+      e.timed_out = true;
+      break;
+    }
+    // A guest that waits this long must not look hung to its host.
+    if (now - alive > kAliveEvery) softroce::mark_alive(err), alive = now;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Every write end is closed now (the keeper's is gone, the command's
+  // closed at exec): the status is there or never will be.
+  e.done = read(sp[0], &e.status, sizeof e.status) == sizeof e.status;
+  close(sp[0]);
+  // Killed at the deadline, the keeper may still have seen it die.
+  if (e.timed_out && e.done && WIFSIGNALED(e.status) && WTERMSIG(e.status) == SIGKILL) e.done = false;
+  return e;
+}
+
+}  // namespace mwc::cli
