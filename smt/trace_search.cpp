@@ -51,7 +51,12 @@ struct Range {
 };
 constexpr Range kMrRanges[] = {{0, 4, 0}, {1, 2, 0}, {2, 2, 1}};
 constexpr Range kMwRanges[] = {{0, 4, 0}, {1, 2, 0}, {2, 2, 1}};
-constexpr uint8_t kQpStates[] = {0, 1, 2, 3, 4, 5, 6};
+// Every QP state of the vocabulary, in its order.
+constexpr uint8_t kQpStates[] = {
+#define X(n) static_cast<uint8_t>(QpState::k##n),
+    MWC_QP_STATES(X)
+#undef X
+};
 
 constexpr std::string_view kValueChoices =
     "values at the bounds the rules compare: MR over all of b0, its middle half, or one byte "
