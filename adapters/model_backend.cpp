@@ -16,10 +16,7 @@ void ModelBackend::run(const Trace& t, std::vector<Outcome>& outcomes) {
   run_piece(t, outcomes);
 }
 
-bool ModelBackend::begin_pieces(const Caps& caps) {
-  model_.reset(caps);
-  return true;
-}
+void ModelBackend::begin_pieces(const Caps& caps) { model_.reset(caps); }
 
 void ModelBackend::run_piece(const Trace& piece, std::vector<Outcome>& outcomes) {
   outcomes.resize(piece.ops.size());

@@ -14,7 +14,8 @@ class ModelBackend final : public Backend {
   const std::string& name() const override { return name_; }
   int expectation_column() const override { return column_; }
   void run(const Trace& t, std::vector<Outcome>& outcomes) override;
-  bool begin_pieces(const Caps& caps) override;
+  bool runs_pieces() const override { return true; }
+  void begin_pieces(const Caps& caps) override;
   void run_piece(const Trace& piece, std::vector<Outcome>& outcomes) override;
   const Profile* profile() const override { return &model_.profile(); }
 

@@ -1,12 +1,11 @@
 #include "cli/complete.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <system_error>
 
 #include <CLI/CLI.hpp>
 
 #include "adapters/faults.hpp"
+#include "adapters/verbs/inventory.hpp"
 #include "cli/app.hpp"
 #include "refmodel/mutant.hpp"
 #include "refmodel/profile.hpp"
@@ -40,13 +39,11 @@ void offer_profiles(Completion& c, const std::string& cur, const std::string& pr
   }
 }
 
-// The ibverbs devices of this machine, by their sysfs names.
+// The ibverbs devices of this machine (what `mwcheck devices` lists).
 std::vector<std::string> local_devices() {
+  std::string why;
   std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/sys/class/infiniband", ec))
-    names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
+  for (const auto& d : verbs::list_devices(why)) names.push_back(d.name);
   return names;
 }
 

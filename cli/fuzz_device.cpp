@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
+#include "cli/guest.hpp"
 #include "cli/load.hpp"
 #include "util/output_dir.hpp"
 #include "util/temp_dir.hpp"
@@ -75,7 +76,7 @@ int fuzz_device_campaign(const FuzzOptions& o, int vm, std::ostream& out, std::o
   const double budget = o.runs ? 0 : (o.time > 0 ? o.time : 60);
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget));
   int rounds = 0, deaths = 0;
-  size_t kept = 0;
+  size_t kept = 0, left_out = 0;
   for (; rounds < kMostRounds; ++rounds) {
     FuzzOptions r = o;
     r.seed = o.seed + static_cast<uint64_t>(rounds);
@@ -84,7 +85,8 @@ int fuzz_device_campaign(const FuzzOptions& o, int vm, std::ostream& out, std::o
     r.out = (base / fmt::format("round-{}", rounds)).string();
     if (!seeds.empty()) {
       const size_t n = copy_seeds(seed_paths, seeds, killers, seed_dir);
-      if (n) out << fmt::format("fuzz: {} seed trace{} the guest died in left out\n", n, n == 1 ? "" : "s");
+      if (n > left_out) out << fmt::format("fuzz: {} seed trace{} the guest died in left out\n", n, n == 1 ? "" : "s");
+      left_out = n;
       r.corpus = n == seeds.size() ? "none" : seed_dir.string();
     }
     fs::remove_all(r.out, ec);
@@ -94,13 +96,15 @@ int fuzz_device_campaign(const FuzzOptions& o, int vm, std::ostream& out, std::o
     }
     out << fmt::format("fuzz: round {} (seed {}){}\n", rounds + 1, r.seed,
                        o.runs ? fmt::format(", {} inputs", o.runs) : fmt::format(", {:.0f} s left", r.time));
-    const int rc = fuzz_in_softroce(r, vm, out, err);
-    if (rc == kExitBadInput) return rc;
+    if (fuzz_in_softroce(r, vm, out, err) == kExitBadInput) {
+      if (own) fs::remove_all(base, ec);
+      return kExitBadInput;
+    }
     // What the round found: the guest's reproducers, and the input the guest died in.
     bool died = false;
     for (fs::directory_iterator it(r.out, ec), end; !ec && it != end; it.increment(ec)) {
       if (it->path().extension() != ".mwt") continue;
-      if (it->path().filename() == "finding-guest-kernel.mwt") {
+      if (it->path().filename() == kGuestKernelFinding) {
         died = true;
         if (auto k = load_trace(it->path().string(), err)) killers.push_back(std::move(*k));
       }

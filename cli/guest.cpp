@@ -103,7 +103,7 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
         keep.push_back(static_cast<uint32_t>(k));
       const std::string text = "# the guest kernel died in the last op of this input\n" +
                                print_text(keep_ops(*t, keep));
-      const auto path = std::filesystem::path(out_dir.empty() ? "." : out_dir) / "finding-guest-kernel.mwt";
+      const auto path = std::filesystem::path(out_dir.empty() ? "." : out_dir) / kGuestKernelFinding;
       if (std::string why; write_file(path.string(), text, why))
         said << fmt::format("guest kernel finding -> {}\n", path.string());
       else

@@ -3,6 +3,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "adapters/backend.hpp"
@@ -13,6 +14,11 @@ namespace mwc::cli {
 // Returns the index of the first spec naming the Soft-RoCE VM, or -1 (always
 // -1 inside the guest itself).
 int softroce_spec(const std::vector<std::string>& specs);
+
+// The file run_args_in_softroce writes into its out_dir when the guest
+// kernel died in an input that was no trace file (a fuzzer's): that input,
+// up to the op it died in.
+inline constexpr std::string_view kGuestKernelFinding = "finding-guest-kernel.mwt";
 
 // What a guest command other than a run of traces asks of the VM.
 struct GuestSetup {

@@ -44,13 +44,13 @@ bool each_piece(const std::string& path, std::ostream& err, F&& piece) {
 
 }  // namespace
 
-bool can_stream(const std::string& path, Backend& b) {
+bool can_stream(const std::string& path, const Backend& b) {
   struct stat st {};
-  if (path.ends_with(".mwb") || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (!b.runs_pieces() || path.ends_with(".mwb") || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return false;
   char magic[4] = {};
   std::ifstream(path, std::ios::binary).read(magic, 4);
-  if (std::string_view(magic, 4) == kTraceLimits.binary_magic) return false;
-  return b.begin_pieces(Caps{1, 1, 1, 1, 1});
+  return std::string_view(magic, 4) != kTraceLimits.binary_magic;
 }
 
 bool run_streamed(const std::string& path, Backend& b, bool check, bool quiet, size_t& mismatches,

@@ -1,6 +1,5 @@
 #include "util/line_chunks.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,13 +14,10 @@ LineChunks::~LineChunks() {
 }
 
 bool LineChunks::open(const std::string& path, size_t max_line, InputError& e) {
-  e = {};
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd_ < 0) return e.message = std::string("cannot open: ") + std::strerror(errno), false;
   struct stat st {};
-  if (fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) return e.message = "is a folder, not a file", false;
+  fd_ = open_input(path, st, e);
   max_line_ = max_line;
-  return true;
+  return fd_ >= 0;
 }
 
 bool LineChunks::next(std::string& chunk, size_t& first_line, InputError& e, size_t target) {
@@ -46,9 +42,7 @@ bool LineChunks::next(std::string& chunk, size_t& first_line, InputError& e, siz
   carry_.assign(chunk, cut, std::string::npos);
   chunk.resize(cut);
   const auto too_long = [&] {
-    e.line = line_;
-    e.col = max_line_ + 1;
-    e.message = "line longer than the limit of " + std::to_string(max_line_ >> 10) + " KiB";
+    e = line_too_long(line_, max_line_);
     return false;
   };
   size_t start = 0;

@@ -19,19 +19,30 @@ std::string size_text(size_t n) {
 
 }  // namespace
 
-bool read_input(const std::string& path, const InputLimits& limits, std::string& bytes, InputError& e) {
-  bytes.clear();
+int open_input(const std::string& path, struct stat& st, InputError& e) {
   e = {};
   // O_NONBLOCK: a FIFO with no writer must not block the open; reads block
   // again afterwards (a FIFO whose writer is gone reads as its end).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return e.message = std::string("cannot open: ") + std::strerror(errno), false;
+  if (fd < 0) return e.message = std::string("cannot open: ") + std::strerror(errno), -1;
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  struct stat st {};
+  st = {};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
-    return e.message = "is a folder, not a file", false;
+    return e.message = "is a folder, not a file", -1;
   }
+  return fd;
+}
+
+InputError line_too_long(size_t line, size_t max_line) {
+  return {line, max_line + 1, "line longer than the limit of " + size_text(max_line)};
+}
+
+bool read_input(const std::string& path, const InputLimits& limits, std::string& bytes, InputError& e) {
+  bytes.clear();
+  struct stat st {};
+  const int fd = open_input(path, st, e);
+  if (fd < 0) return false;
   if (S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) <= std::max(limits.max_bytes, limits.binary_max_bytes))
     bytes.reserve(static_cast<size_t>(st.st_size));
   // Where the current line started, and its number, for the line limit.
@@ -64,9 +75,7 @@ bool read_input(const std::string& path, const InputLimits& limits, std::string&
       if (i - line_start > limits.max_line) {
         ::close(fd);
         bytes.clear();
-        e.line = line;
-        e.col = limits.max_line + 1;
-        e.message = "line longer than the limit of " + size_text(limits.max_line);
+        e = line_too_long(line, limits.max_line);
         return false;
       }
       if (ends) ++line, line_start = i + 1;

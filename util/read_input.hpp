@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+struct stat;
+
 namespace mwc {
 
 struct InputLimits {
@@ -31,6 +33,14 @@ struct InputError {
   size_t line = 1, col = 1;
   std::string message;  // "is a folder", "longer than 65536 bytes", ...
 };
+
+// Opens `path` for reading (a FIFO without writer does not block; it reads
+// as empty). Returns the descriptor and its stat, or -1 with `e` set when
+// it cannot be opened or is a folder.
+int open_input(const std::string& path, struct stat& st, InputError& e);
+// Returns the message for a line over `max_line` bytes ("line longer than
+// the limit of 64 KiB"), placed at line `line`, column max_line + 1.
+InputError line_too_long(size_t line, size_t max_line);
 
 // Reads `path` into `bytes`. Returns false with `e` set when the path is a
 // folder or cannot be opened or read, when it holds more than
