@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
+#include "cli/campaign_inputs.hpp"
 #include "cli/guest.hpp"
 #include "cli/load.hpp"
 #include "util/output_dir.hpp"
@@ -21,6 +22,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kShortestRound = 20;  // seconds: a boot and a few inputs
 constexpr int kMostRounds = 50;        // boots, whatever kills the guest
+constexpr size_t kJudgedPerKind = 3;   // inputs judged per kind the guest named
 
 // Copies the seed traces into `dir`, leaving out each one that begins with
 // the ops of a trace in `killers` (the guest died in its last op): a seed
@@ -118,15 +120,24 @@ int fuzz_device_campaign(const FuzzOptions& o, int vm, std::ostream& out, std::o
       break;
     }
   }
-  out << fmt::format("fuzz: {} round{}, {} guest death{}, {} input{} to judge\n", rounds, rounds == 1 ? "" : "s",
+  out << fmt::format("fuzz: {} round{}, {} guest death{}, {} input{} kept\n", rounds, rounds == 1 ? "" : "s",
                      deaths, deaths == 1 ? "" : "s", kept, kept == 1 ? "" : "s");
   int status = kExitOk;
   if (kept > 0) {
+    // Rounds find the same divergences again: judge a few of each kind.
+    const JudgeChoice choice = choose_inputs(inputs.string(), kJudgedPerKind);
+    const fs::path judged = base / "judged";
+    fs::remove_all(judged, ec);
+    fs::create_directories(judged, ec);
+    for (const auto& p : choice.paths) fs::copy_file(p, judged / fs::path(p).filename(), ec);
+    out << fmt::format("fuzz: judging {} input{} ({} kind{}, at most {} each; one per kernel crash)\n",
+                       choice.paths.size(), choice.paths.size() == 1 ? "" : "s", choice.kinds,
+                       choice.kinds == 1 ? "" : "s", kJudgedPerKind);
     // Judged by the specification, grouped, shrunk and reported as a corpus is.
     ConformOptions c;
     c.devices = {conform_spec(o.against[static_cast<size_t>(vm)])};
     c.dev = o.dev;
-    c.corpus = inputs.string();
+    c.corpus = judged.string();
     c.attacks = "none";
     c.report = o.report;
     c.shrink_seconds = o.shrink_seconds;

@@ -27,7 +27,8 @@ TEST(FuzzSoftRoce, ACampaignOnTheDeviceEndsInJudgedFindings) {
   ASSERT_EQ(rc, 1) << out;  // rxe 6.1 has findings
   EXPECT_NE(out.find("fuzz: round 1 (seed 1)"), std::string::npos) << out;
   // The campaign says what it ran, and how often the guest died under it.
-  EXPECT_TRUE(std::regex_search(out, std::regex(R"(fuzz: \d+ rounds?, \d+ guest deaths?, [1-9]\d* inputs? to judge)")))
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(fuzz: \d+ rounds?, \d+ guest deaths?, [1-9]\d* inputs? kept\n)"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(fuzz: judging [1-9]\d* inputs? \([1-9]\d* kinds?, at most 3 each; one per kernel crash\))")))
       << out;
   std::ifstream in(dir / "report" / "report.json");
   const auto j = nlohmann::json::parse(in);

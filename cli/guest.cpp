@@ -101,8 +101,13 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
       std::vector<uint32_t> keep;
       for (long k = 0; k <= g.lost_op && k < static_cast<long>(t->ops.size()); ++k)
         keep.push_back(static_cast<uint32_t>(k));
-      const std::string text = "# the guest kernel died in the last op of this input\n" +
-                               print_text(keep_ops(*t, keep));
+      // The kernel's account heads the file: what crashed, and where, tells
+      // one kernel bug from another when a campaign's inputs are judged.
+      std::string text = "# the guest kernel died in the last op of this input\n";
+      std::istringstream account(g.lost_console);
+      for (std::string line; std::getline(account, line);)
+        if (!line.empty()) text += std::string(kKernelAccountLine) + line + "\n";
+      text += print_text(keep_ops(*t, keep));
       const auto path = std::filesystem::path(out_dir.empty() ? "." : out_dir) / kGuestKernelFinding;
       if (std::string why; write_file(path.string(), text, why))
         said << fmt::format("guest kernel finding -> {}\n", path.string());

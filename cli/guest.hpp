@@ -19,6 +19,8 @@ int softroce_spec(const std::vector<std::string>& specs);
 // kernel died in an input that was no trace file (a fuzzer's): that input,
 // up to the op it died in.
 inline constexpr std::string_view kGuestKernelFinding = "finding-guest-kernel.mwt";
+// Heads each line of the kernel's account in that file.
+inline constexpr std::string_view kKernelAccountLine = "# kernel: ";
 
 // What a guest command other than a run of traces asks of the VM.
 struct GuestSetup {

@@ -45,6 +45,7 @@ struct GuestRun {
   std::string incident;        // the guest died after its last trace (while minimizing)
   std::string lost_input;      // the guest died in this input (text), which was no trace file
   long lost_op = -1;           // ... in this op of it
+  std::string lost_console;    // ... and the kernel's account of it (oops_summary)
 };
 
 // Called when a trace was running as the guest died: `op` is the op it
