@@ -266,9 +266,10 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
     s.why = r == Result::kUNSUPPORTED
                 ? (op.code == OpCode::det_bind
                        ? "libibverbs has no such verb (DET's)"
-                       : "mwcheck's device session cannot express it (a send longer than its inline data, or a "
-                         "remote access longer than the peer's scratch buffer): a limit of the harness, not of the "
-                         "device")
+                       : "mwcheck's device session cannot express it (a send longer than its inline data, a "
+                         "remote access longer than the peer's scratch buffer, or a registration of more than a "
+                         "quarter of the machine's memory, whose pinning would call the OOM killer): a limit of "
+                         "the harness, not of the device")
             : refused_state(op)      ? "the device refuses the QP state (an optional state it does not implement)"
                                      : fmt::format("the device does not implement the verb ({})", name(r));
     s.key = fmt::format("unsupported|{}|{}", opname, refused_state(op) ? op_to_text(op).substr(op_to_text(op).find("state=")) : dc);

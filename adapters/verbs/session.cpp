@@ -34,6 +34,15 @@ uint8_t fill_byte(uint64_t va) { return static_cast<uint8_t>((va * 131) >> 3 ^ v
 uint8_t write_byte(uint32_t op, uint64_t i) { return static_cast<uint8_t>(op * 29 + i * 13 + 0x5a); }
 void pause() { std::this_thread::sleep_for(std::chrono::microseconds(100)); }
 
+// Returns the most a registration may pin: pinning more than the memory
+// there is calls the OOM killer (SIGKILL), whatever the device. A quarter
+// of the physical memory is far beyond any trace's need and safely below.
+uint64_t pin_limit() {
+  static const uint64_t limit =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) / 4;
+  return limit;
+}
+
 }  // namespace
 
 std::unique_ptr<Session> Session::open(const SessionOptions& o, std::string& err) {
@@ -212,10 +221,20 @@ Outcome Session::on_dealloc_pd(const args::dealloc_pd& a) {
   return with(Result::kOK);
 }
 
+bool Session::too_big_to_pin(uint64_t va, uint64_t len) const {
+  if (len <= pin_limit()) return false;
+  for (const Buf& b : bufs_) {
+    const uint64_t start = reinterpret_cast<uint64_t>(b.p);
+    if (b.live && va >= start && va - start <= b.len && len <= b.len - (va - start)) return true;
+  }
+  return false;  // memory we did not map: the device refuses it without pinning
+}
+
 Outcome Session::reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access) {
   if (pd >= pds_.size() || !pds_[pd].pd || h >= mrs_.size() || mrs_[h].mr)
     return with(Result::kSKIP);
   const uint64_t va = book_.resolve(addr);
+  if (too_big_to_pin(va, len)) return with(Result::kUNSUPPORTED);
   // Registered at the iova the layout gives (0 for ZERO_BASED).
   ibv_mr* mr = ibv_reg_mr_iova2(pds_[pd].pd, reinterpret_cast<void*>(va), len,
                                 layout::mr_iova(access, va), verbs_access(access, true));
@@ -236,6 +255,7 @@ Outcome Session::on_reg_mr(const args::reg_mr& a) { return reg(a.h, a.pd, a.addr
     rdma_cm_id id{};                                                               \
     id.pd = pds_[a.pd].pd;                                                         \
     const uint64_t va = book_.resolve(a.addr);                                     \
+    if (too_big_to_pin(va, a.len)) return with(Result::kUNSUPPORTED);              \
     ibv_mr* mr = fn(&id, reinterpret_cast<void*>(va), a.len);                      \
     if (!mr) return fail_errno(errno);                                             \
     mrs_[a.h].mr = mr;                                                             \
@@ -270,6 +290,7 @@ Outcome Session::on_rereg_mr(const args::rereg_mr& a) {
   Mr& m = mrs_[a.h];
   ibv_pd* pd = a.pd < pds_.size() ? pds_[a.pd].pd : nullptr;
   const uint64_t va = book_.resolve(a.addr);
+  if ((a.flags & IBV_REREG_MR_CHANGE_TRANSLATION) && too_big_to_pin(va, a.len)) return with(Result::kUNSUPPORTED);
   errno = 0;
   if (ibv_rereg_mr(m.mr, static_cast<int>(a.flags), pd, reinterpret_cast<void*>(va), a.len,
                    static_cast<int>(verbs_access(a.access, true))))

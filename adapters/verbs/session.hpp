@@ -71,6 +71,9 @@ class Session {
   struct Pd {
     ibv_pd* pd = nullptr;
   };
+  // Returns whether [va, va+len) lies in one of our buffers and is more
+  // than pin_limit(): registering it would OOM-kill us, not test the device.
+  bool too_big_to_pin(uint64_t va, uint64_t len) const;
   // MRs and windows: the device's objects here, what their names mean in book_.
   struct Mr {
     ibv_mr* mr = nullptr;
