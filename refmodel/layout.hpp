@@ -28,6 +28,8 @@ namespace layout {
 
 // ---- rkeys and lkeys: a 24-bit index above an 8-bit key byte (ibv_inc_rkey) ----
 
+// The unit Linux pins registered memory in (x86-64; buffers start on one).
+inline constexpr uint64_t kPage = 4096;
 inline constexpr unsigned kKeyBits = 8;
 inline constexpr uint64_t kKeyMask = 0xff;
 inline constexpr uint64_t kIndexMask = 0xffffff00;

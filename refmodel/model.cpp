@@ -145,9 +145,14 @@ Outcome Model::reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint3
   Pd* p = live(pds_, pd);
   if (!p || h >= mrs_.size() || mrs_[h].live) return out(Rule::handle_live, Result::kSKIP);
   if (!rules::mr_access_valid<C>(access)) return out(Rule::mr_access_local_write, Result::kEINVAL);
-  if (len == 0) return out(Rule::mr_length, Result::kEINVAL);
   const uint64_t va = resolve(addr);
+  // Linux pins pages: zero bytes inside a page still cover one.
+  if (len == 0 && (knob(Knob::zero_length_mr) == alt::zero_length_mr::reject || va % layout::kPage == 0))
+    return out(Rule::mr_length, Result::kEINVAL);
   if (!in_buffer(va, len)) return out(Rule::mr_range, Result::kEFAULT);
+  if ((access & acc::ZERO_BASED) && knob(Knob::zero_based_mr) == alt::zero_based_mr::page_aligned &&
+      va % layout::kPage != 0)
+    return out(Rule::mr_zero_based_page, Result::kEINVAL);
   Mr& m = mrs_[h];
   m.live = true;
   m.key = m.next_key++;
@@ -272,7 +277,9 @@ Outcome Model::on_create_qp(const args::create_qp& a) {
   Pd* p = live(pds_, a.pd);
   if (!p || a.h >= qps_.size() || qps_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
   const auto st = static_cast<QpState>(a.state);
-  if (st == QpState::kSQD || st == QpState::kSQE) return out(Rule::qp_transition, Result::kEINVAL);
+  // The state is reached as a consumer reaches it, by the legal transitions
+  // from RESET (ibv_create_qp(3) makes a QP in RESET): SQE is not one of them.
+  if (st == QpState::kSQE) return out(Rule::qp_transition, Result::kEINVAL);
   Qp& q = qps_[a.h];
   q = Qp{};
   q.live = true;

@@ -161,6 +161,10 @@ std::string knob_body(Knob k, const Numbers& n) {
              "peer_write q3 rkey=m0 addr=m0 len=8\n";
     case Knob::atomic_align_check:
       return "peer_fetch_add q0 rkey=m0 addr=m0+4\npeer_fetch_add q0 rkey=m0 addr=m0+8\n";
+    case Knob::zero_length_mr:  // zero bytes inside the buffer's first page
+      return "reg_mr m2 pd=p0 addr=b0+1 len=0\n";
+    case Knob::zero_based_mr:  // one byte past the page's start
+      return "reg_mr m2 pd=p0 addr=b0+1 len=1 access=ZERO_BASED\n";
   }
   return "";
 }
