@@ -22,17 +22,21 @@ void Verdicts::merge(const Verdicts& o) {
 Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     : model_(p), caps_(caps), fmt_(&mwb::format(version)), fast_((model_.reset(caps), model_), caps),
       column_(column) {
-  // The record loop's tables: per code byte, bit(right) of a folded
-  // compact code; per key field, its check words' first index and count.
+  // The record loop's table, by code byte and key field (object bits
+  // 20-21): for a folded compact code, how many objects the key may name
+  // (0: none, the scalar path decides), where their check words start,
+  // and bit(right) of its op.
   const mwb::Format& f = *fmt_;
-  for (int b = 0; b < 256; ++b)
-    if (const uint8_t c = f.code_of[b]; f.version >= 2 && mwb::is_compact(c) && ((c - mwb::kCompactBase) & 1))
-      hot_[b] = FastPath::bit(mwb::kCompactRight[c - mwb::kCompactBase]);
-  for (int k = 0; k < 4; ++k) {
-    const RkeyBase kb = mwb::kCompactKey[k];
-    const HandleKind hk = kb == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw;
-    const uint64_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
-    key_slots_[k] = uint64_t{fast_.slot_of(kb, 0)} << 32 | count;
+  for (int b = 0; b < 256; ++b) {
+    const uint8_t c = f.code_of[b];
+    if (f.version < 2 || !mwb::is_compact(c) || !((c - mwb::kCompactBase) & 1)) continue;
+    const uint64_t rbit = FastPath::bit(mwb::kCompactRight[c - mwb::kCompactBase]);
+    for (int k = 0; k < 4; ++k) {
+      const RkeyBase kb = mwb::kCompactKey[k];
+      const HandleKind hk = kb == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw;
+      const uint64_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
+      lane_[static_cast<size_t>(k << 8 | b)] = rbit << 56 | uint64_t{fast_.slot_of(kb, 0)} << 32 | count;
+    }
   }
 }
 
@@ -152,27 +156,27 @@ template <bool Sharded>
 // its own, so that what it keeps fits in registers.
 const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed) {
   const FastPath::HotView v = fast_.hot_view();
-  const uint8_t* const hot = hot_.data();
-  const uint64_t* const key = key_slots_.data();
+  const uint64_t* const lane = lane_.data();
   const uint32_t qps = caps_[static_cast<int>(HandleKind::Qp)];
-  uint64_t n = 0;
   constexpr ptrdiff_t kSize = mwb::kCompactSize;
-  for (; end - p > kSize; p += kSize, ++n) {
+  const uint8_t* const from = p;
+  const uint8_t* const last = end - kSize;  // the loop stops before the last record
+  for (; p < last; p += kSize) {
     // u8 code, u24 object (20-bit handle, 2-bit key), u16 qp, u16 len, u32 offset.
     uint64_t w;
     uint32_t off;
     std::memcpy(&w, p, 8);  // little-endian hosts only
     std::memcpy(&off, p + 8, 4);
-    const uint8_t rbit = hot[w & 0xff];
+    const uint64_t e = lane[(w & 0xff) | ((w >> 20) & 0x300)];
     const uint32_t h = (w >> 8) & 0xfffff;
-    const uint64_t k = key[(w >> 28) & 3];
     const uint32_t qp = (w >> 32) & 0xffff;
     const auto len = static_cast<uint32_t>(w >> 48);
     // Handles past the caps are reduced by the scalar path.
-    if (!rbit || h >= static_cast<uint32_t>(k) || qp >= qps) break;
-    if (!FastPath::pass_hot(v, qp, h + static_cast<uint32_t>(k >> 32), off, len, rbit)) break;
+    if (h >= static_cast<uint32_t>(e) || qp >= qps) break;
+    const auto slot = h + static_cast<uint32_t>((e >> 32) & 0xffffff);
+    if (!FastPath::pass_hot(v, qp, slot, off, len, static_cast<uint8_t>(e >> 56))) break;
   }
-  passed += n;
+  passed += static_cast<uint64_t>(p - from) / kSize;
   return p;
 }
 

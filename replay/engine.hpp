@@ -82,9 +82,8 @@ class alignas(64) Engine {
   const mwb::Format* fmt_;
   FastPath fast_;
   uint64_t compact_hits_ = 0;
-  // The record loop's tables (the constructor says what they hold).
-  std::array<uint8_t, 256> hot_{};
-  std::array<uint64_t, 4> key_slots_{};
+  // The record loop's table (the constructor says what it holds).
+  std::array<uint64_t, 1024> lane_{};
   Op op_;  // the op being run (full records and the slow path)
   int column_;
   ShardFilter filter_;
