@@ -27,6 +27,7 @@ class FastPathT {
   FastPathT(Model& model, const Caps& caps)
       : model_(model),
         range_(model.remote_range_alt()),
+        align_post_(model.atomic_align_alt() == alt::atomic_align_check::post),
         qps_(caps[4]),
         wins_(caps[3]),
         mrs_(caps[2]),
@@ -57,9 +58,12 @@ class FastPathT {
         return false;
       // Addr{Mw, h, off} as the model resolves it.
       const uint64_t raddr = layout::window_base<D>(s.zb, s.addr) + off;
+      // An atomic is aligned where the responder translated it, and (post)
+      // as the requester sent it: a zero-based window's offset.
       return rules::grants<D>(s.access, right) &&
              rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen, range_) &&
-             (!atomic || rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)));
+             (!atomic || (rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)) &&
+                          (!align_post_ || rules::atomic_aligned<D>(raddr))));
     }
     if (key == RkeyBase::Mr) {
       const MrSlot& s = mrs_[h];
@@ -357,6 +361,7 @@ class FastPathT {
 
   Model& model_;
   uint8_t range_;
+  bool align_post_;  // a misaligned atomic is refused at post, as sent
   std::vector<QpWord> qps_;
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
