@@ -191,6 +191,8 @@ class Model {
     return {Rule::remote_ok, rules::range_within<D>(raddr, len, D::lit(m->iova), D::lit(m->len)),
             atomic ? rules::atomic_aligned<D>(raddr) : yes};
   }
+  // Returns the alternative of the misaligned-atomic check (not noted as consulted).
+  uint8_t atomic_align_alt() const { return profile_[Knob::atomic_align_check]; }
   // Returns the alternative the remote range check takes (knob or mutant).
   uint8_t remote_range_alt() const {
     return mutant_ == Mutant::range_mr_only ? uint8_t{alt::remote_range::mr_only}

@@ -21,7 +21,24 @@ void Verdicts::merge(const Verdicts& o) {
 
 Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     : model_(p), caps_(caps), fmt_(&mwb::format(version)), fast_((model_.reset(caps), model_), caps),
-      column_(column) {}
+      column_(column) {
+  // The record loop's table, by code byte and key field (object bits
+  // 20-21): for a folded compact code, how many objects the key may name
+  // (0: none, the scalar path decides), where their check words start,
+  // and bit(right) of its op.
+  const mwb::Format& f = *fmt_;
+  for (int b = 0; b < 256; ++b) {
+    const uint8_t c = f.code_of[b];
+    if (f.version < 2 || !mwb::is_compact(c) || !((c - mwb::kCompactBase) & 1)) continue;
+    const uint64_t rbit = FastPath::bit(mwb::kCompactRight[c - mwb::kCompactBase]);
+    for (int k = 0; k < 4; ++k) {
+      const RkeyBase kb = mwb::kCompactKey[k];
+      const HandleKind hk = kb == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw;
+      const uint64_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
+      lane_[static_cast<size_t>(k << 8 | b)] = rbit << 56 | uint64_t{fast_.slot_of(kb, 0)} << 32 | count;
+    }
+  }
+}
 
 // Returns whether the op record at p (its code byte) is this shard's: its
 // leading handle, reduced as decoding reduces it, is.
@@ -67,16 +84,17 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
       break;
     if (V2 && mwb::is_compact(code)) [[likely]] {
       if (pending_) verdict();
-      // The usual case, decided here: the usual outcome expected, the fast
-      // path passes, and no expectation record follows to add a clause.
+      // The usual case, decided in a loop of its own: folded compact
+      // records whose check words pass.
       if constexpr (!Sharded) {
-        // (At the end of the bytes fed, the next feed may bring one.)
-        const bool alone = end - p > static_cast<ptrdiff_t>(size) &&
-                           f.code_of[p[size]] != mwb::kExpectCode;
-        if (((code - mwb::kCompactBase) & 1) && alone && !outcomes_) [[likely]] {
+        if (!outcomes_) [[likely]] {
           const uint8_t* const from = p;
           p = run_usual(p, end, passed);
-          if (p != from) continue;
+          if (p != from) {
+            // The last of them waits for the expectations that follow it.
+            if (f.code_of[*p] == mwb::kExpectCode) --passed, count(passed), hold_usual(p - mwb::kCompactSize);
+            continue;
+          }
         }
         count(passed);
       }
@@ -132,28 +150,44 @@ template <bool Sharded>
   return true;
 }
 
-// Runs a run of usual compact records from p (folded, no expectation
-// record after them) while the fast path passes them; returns where it
-// stopped. A loop of its own, so that what it keeps fits in registers.
+// Runs the folded compact records from p while their check words pass
+// (FastPath::pass_hot); returns where it stopped, never at the last record
+// of the bytes fed (the next feed may bring its expectations). A loop of
+// its own, so that what it keeps fits in registers.
 const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed) {
-  const auto& code_of = fmt_->code_of;
-  const Caps caps = caps_;
-  uint64_t n = 0;
+  const FastPath::HotView v = fast_.hot_view();
+  const uint64_t* const lane = lane_.data();
+  const uint32_t qps = caps_[static_cast<int>(HandleKind::Qp)];
   constexpr ptrdiff_t kSize = mwb::kCompactSize;
-  while (end - p > kSize) {
-    const uint8_t code = code_of[*p];
-    if (!mwb::is_compact(code) || !((code - mwb::kCompactBase) & 1) ||
-        code_of[p[kSize]] == mwb::kExpectCode)
-      break;
-    const mwb::Compact c = mwb::decode_compact(code, p + 1, caps);
-    if (!fast_.pass(c.qp, c.key, c.h, c.off, c.len, mwb::kCompactRight[code - mwb::kCompactBase],
-                    false)) [[unlikely]]
-      break;
-    p += kSize;
-    ++n;
+  const uint8_t* const from = p;
+  const uint8_t* const last = end - kSize;  // the loop stops before the last record
+  for (; p < last; p += kSize) {
+    // u8 code, u24 object (20-bit handle, 2-bit key), u16 qp, u16 len, u32 offset.
+    uint64_t w;
+    uint32_t off;
+    std::memcpy(&w, p, 8);  // little-endian hosts only
+    std::memcpy(&off, p + 8, 4);
+    const uint64_t e = lane[(w & 0xff) | ((w >> 20) & 0x300)];
+    const uint32_t h = (w >> 8) & 0xfffff;
+    const uint32_t qp = (w >> 32) & 0xffff;
+    const auto len = static_cast<uint32_t>(w >> 48);
+    // Handles past the caps are reduced by the scalar path.
+    if (h >= static_cast<uint32_t>(e) || qp >= qps) break;
+    const auto slot = h + static_cast<uint32_t>((e >> 32) & 0xffffff);
+    if (!FastPath::pass_hot(v, qp, slot, off, len, static_cast<uint8_t>(e >> 56))) break;
   }
-  passed += n;
+  passed += static_cast<uint64_t>(p - from) / kSize;
   return p;
+}
+
+// Makes the folded compact record at p, which the loop above passed, the
+// op awaiting its verdict, with the usual outcome.
+void Engine::hold_usual(const uint8_t* p) {
+  start<false>(p);
+  ++compact_hits_;
+  out_ = mwb::kUsualOutcome;
+  seen_ = kFallback;
+  want_ = mwb::kUsualWord;
 }
 
 // Returns the outcome of the op of a full record (p after its code byte),

@@ -71,6 +71,7 @@ class alignas(64) Engine {
   template <bool V2>
   Outcome run(uint8_t code, const uint8_t* p);
   const uint8_t* run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed);
+  void hold_usual(const uint8_t* p);
   void take_expect(const uint8_t* p);
   void verdict();
   [[gnu::noinline]] void check(uint64_t word);
@@ -81,6 +82,8 @@ class alignas(64) Engine {
   const mwb::Format* fmt_;
   FastPath fast_;
   uint64_t compact_hits_ = 0;
+  // The record loop's table (the constructor says what it holds).
+  std::array<uint64_t, 1024> lane_{};
   Op op_;  // the op being run (full records and the slow path)
   int column_;
   ShardFilter filter_;

@@ -115,6 +115,10 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
           EXPECT_EQ(got[i].rule, want[i].rule) << what << " op " << i + 1;
         }
         expect_same(v, run, what);
+        // Without outcomes recorded, the record loop's own lane: the same verdicts.
+        Engine lane(parse(u.spec), u.column, t.caps, version);
+        lane.feed(records_of(mwb));
+        expect_same(lane.finish(), run, what + " (fast lane)");
       }
     }
   }

@@ -11,6 +11,7 @@
 // the model itself. D is the rules' domain: a test breaks one template
 // (broken_rules.hpp) to see the differential tests fail.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -26,10 +27,12 @@ class FastPathT {
   FastPathT(Model& model, const Caps& caps)
       : model_(model),
         range_(model.remote_range_alt()),
+        align_post_(model.atomic_align_alt() == alt::atomic_align_check::post),
         qps_(caps[4]),
         wins_(caps[3]),
         mrs_(caps[2]),
-        mr_gen_(caps[2], 0) {}
+        mr_gen_(caps[2] + 1, 0),
+        hot_(caps[3] + caps[2]) {}
 
   // Returns whether a hot op through the key `key` of object h (a window
   // for MwCur, an MR for Mr; the address an offset into the same object)
@@ -43,7 +46,7 @@ class FastPathT {
       return false;
     if (!(qps_[qp].serves & bit(right))) [[unlikely]]
       if (!fresh_qp(qp, right)) return false;
-    const uint32_t pd = qps_[qp].pd;
+    const uint32_t pd = qps_[qp].who >> 16;
     if (key == RkeyBase::MwCur) {
       if (wins_[h].state != kOk) [[unlikely]]
         if (!fresh_win(h)) return false;
@@ -55,9 +58,12 @@ class FastPathT {
         return false;
       // Addr{Mw, h, off} as the model resolves it.
       const uint64_t raddr = layout::window_base<D>(s.zb, s.addr) + off;
+      // An atomic is aligned where the responder translated it, and (post)
+      // as the requester sent it: a zero-based window's offset.
       return rules::grants<D>(s.access, right) &&
              rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen, range_) &&
-             (!atomic || rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)));
+             (!atomic || (rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)) &&
+                          (!align_post_ || rules::atomic_aligned<D>(raddr))));
     }
     if (key == RkeyBase::Mr) {
       const MrSlot& s = mrs_[h];
@@ -87,7 +93,12 @@ class FastPathT {
     const bool shaped = (kb == RkeyBase::MwCur || kb == RkeyBase::Mr) && key.v == 0 &&
                         addr.tag == static_cast<uint8_t>(at) && addr.h == key.h;
     const uint64_t len = atomic ? 8 : op.a[3].v;
-    if (shaped && pass(op.a[0].h, kb, key.h, addr.v, len, right, atomic)) {
+    // The record loop's check first, where a compact record could hold the op.
+    const bool hot = shaped && !atomic && addr.v <= 0xffffffff && len <= 0xffff &&
+                     pass_hot(hot_view(), op.a[0].h, slot_of(kb, key.h),
+                              static_cast<uint32_t>(addr.v), static_cast<uint32_t>(len), bit(right));
+    if (hot) hot_hits_++;
+    if (shaped && (hot || pass(op.a[0].h, kb, key.h, addr.v, len, right, atomic))) {
       ++hits_;
       return kSuccess;
     }
@@ -146,6 +157,61 @@ class FastPathT {
 
   // Returns how many ops passed the fast path.
   uint64_t hits() const { return hits_; }
+  // Returns how many of them the record loop's check word passed.
+  uint64_t hot_hits() const { return hot_hits_; }
+
+  // The record loop's tables as plain pointers, so that a loop over
+  // compact records keeps them in registers: a check word per key's object
+  // (the windows' current keys, then the MRs' keys), the QP words, the MR
+  // generations.
+  // QP and window copies are stale (to be taken from the model when read)
+  // until first read, and after an op names their object.
+  static constexpr uint8_t kStaleQp = 0x80;
+  struct HotSlot;
+  struct QpWord;
+  struct HotView {
+    const HotSlot* slots;
+    const QpWord* qps;
+    const uint32_t* mr_gen;
+  };
+  // Returns the tables' view (valid until the fast path is destroyed).
+  HotView hot_view() const { return {hot_.data(), qps_.data(), mr_gen_.data()}; }
+  // Returns the check-word index of object h named by key kind kb (MwCur or Mr).
+  uint32_t slot_of(RkeyBase kb, uint32_t h) const {
+    return kb == RkeyBase::Mr ? static_cast<uint32_t>(wins_.size()) + h : h;
+  }
+  // Returns whether a peer read or write (rbit: bit(right)) by QP qp
+  // through check word `slot`, at offset off of len bytes, passes on the
+  // check words alone: the same answer as pass() where it says yes. No
+  // says nothing: ask pass(). Handles must be below their caps.
+  [[gnu::always_inline]] static bool pass_hot(const HotView& v, uint32_t qp, uint32_t slot,
+                                              uint32_t off, uint32_t len, uint8_t rbit) {
+    const QpWord q = v.qps[qp];
+    const HotSlot& s = v.slots[slot];
+    // off + len <= end, with len 0 refused (its rule is another): end < 2^32.
+    const uint64_t last = uint64_t{off} + static_cast<uint32_t>(len - 1);
+    return (q.serves & s.rights & rbit) != 0 && ((q.who ^ s.who) & s.who_mask) == 0 &&
+           last < s.end && v.mr_gen[s.mr] == s.mr_gen;
+  }
+  // Returns the QP-word bit of a remote right.
+  static constexpr uint8_t bit(uint32_t right) {
+    return right == acc::REMOTE_WRITE ? 1 : right == acc::REMOTE_READ ? 2 : 4;
+  }
+  // A QP's copy: its PD and handle, and the rights its responder serves.
+  struct QpWord {
+    uint32_t who = 0;           // PD << 16 | QP
+    uint8_t serves = kStaleQp;  // bit(right) for each right its responder takes
+  };
+  // A key's object as the record loop checks it, derived from the slot
+  // pass() reads by the rule templates (derive_hot): the PD and owner QP
+  // the requester must match, the rights granted and the end of the
+  // offsets inside; rights 0 while stale, refused, or not derivable.
+  struct alignas(32) HotSlot {
+    uint32_t who = 0, who_mask = 0;  // PD << 16 | owner QP; the owner masked out when any QP may
+    uint32_t end = 0;                // an access [off, off + len) passes when off + len <= end
+    uint32_t mr = 0, mr_gen = 0;     // the MR copy it was taken with (MR slots: a fixed entry)
+    uint8_t rights = 0;              // bit(right) of each right granted
+  };
 
  private:
   static constexpr Outcome kSuccess = [] {
@@ -154,16 +220,6 @@ class FastPathT {
     o.rule = Rule::remote_ok;
     return o;
   }();
-  static constexpr uint8_t bit(uint32_t right) {
-    return right == acc::REMOTE_WRITE ? 1 : right == acc::REMOTE_READ ? 2 : 4;
-  }
-  // QP and window copies are stale (to be taken from the model when read)
-  // until first read, and after an op names their object.
-  static constexpr uint8_t kStaleQp = 0x80;
-  struct QpWord {
-    uint32_t pd = 0;
-    uint8_t serves = kStaleQp;  // bit(right) for each right its responder takes
-  };
   enum : uint8_t { kRefused, kOk, kStale };
   struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
     uint8_t state = kStale;
@@ -212,7 +268,7 @@ class FastPathT {
     }
   }
   void stale_win(uint32_t h) {
-    if (h < wins_.size()) wins_[h].state = kStale;
+    if (h < wins_.size()) wins_[h].state = kStale, hot_[h].rights = 0;
   }
   // MRs change seldom, and windows copy them: taken again at once.
   void stale_mr(uint32_t h) {
@@ -232,7 +288,7 @@ class FastPathT {
   }
   void refresh_qp(uint32_t h) {
     QpWord& q = qps_[h];
-    q.pd = model_.qp_pd(h);
+    q.who = model_.qp_pd(h) << 16 | h;
     q.serves = 0;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (model_.serves(h, r)) q.serves |= bit(r);
@@ -250,23 +306,69 @@ class FastPathT {
     s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
     s.mr = t.ok ? t.mr : 0;
     s.mr_gen = mr_gen_[s.mr];
+    // Inside the window (unless only the MR counts) and its MR's part after it.
+    const uint64_t mr_end = s.iova + s.mlen;
+    const uint64_t in_mr = s.addr >= s.iova && mr_end > s.addr ? mr_end - s.addr : 0;
+    const bool mr_only = range_ == alt::remote_range::mr_only;
+    derive_hot(h, s.state == kOk, t.pd, t.owner, s.access, layout::window_base<D>(s.zb, s.addr),
+               s.addr, mr_only ? in_mr : std::min(in_mr, s.len), s.mr, s.mr_gen,
+               [&](uint64_t raddr, uint64_t len) {
+                 return rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen,
+                                                  range_);
+               });
   }
   void refresh_mr(uint32_t h) {
     const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::Mr)});
     const Model::KeyTarget t = model_.key_target(rkey);
     const MrSlot now{t.ok && !t.window, t.pd, t.access, rkey, t.addr, t.len};
     // The windows over it copied it: a change makes their copies stale.
-    if (!(now == mrs_[h])) ++mr_gen_[h], mrs_[h] = now;
+    if (now == mrs_[h]) return;
+    ++mr_gen_[h], mrs_[h] = now;
+    // Its own check word: no window's MR, so a generation that never moves.
+    const auto sz = static_cast<uint32_t>(mrs_.size());
+    derive_hot(slot_of(RkeyBase::Mr, h), now.ok, now.pd, kNoHandle, now.access, now.iova,
+               now.iova, now.len, sz, mr_gen_[sz], [&](uint64_t raddr, uint64_t len) {
+                 return rules::range_within<D>(raddr, len, now.iova, now.len);
+               });
+  }
+
+  // Sets check word `slot` for an object of PD pd (a type 2 window's owner
+  // QP, or kNoHandle) granting `access`, whose offset off is the remote
+  // address base + off and the MR address va + off, checked by
+  // in_range(raddr, len): the rule templates' answer. `end` is the end of
+  // the offsets inside as the object's bounds give it; the templates must
+  // agree at its edge ([0, end) inside, [0, end + 1) not: bounds linear in
+  // off + len, with no address wrapping, are pinned by that), else rights
+  // stay 0 and every access asks pass().
+  template <class InRange>
+  void derive_hot(uint32_t slot, bool ok, uint32_t pd, uint32_t owner, uint32_t access,
+                  uint64_t base, uint64_t va, uint64_t end, uint32_t mr, uint32_t gen,
+                  InRange in_range) {
+    HotSlot& x = hot_[slot];
+    x = HotSlot{};
+    constexpr uint64_t kReach = uint64_t{1} << 33;  // off + len of a compact record stays below
+    constexpr uint64_t kCap = 0xffffffff;           // the largest end a word holds
+    if (!ok || end == 0 || base > ~uint64_t{0} - kReach || va > ~uint64_t{0} - kReach) return;
+    end = end < kCap ? end : kCap;
+    if (!in_range(base, end) || (end < kCap && in_range(base, end + 1))) return;
+    x.end = static_cast<uint32_t>(end);
+    x.who = pd << 16 | (owner & 0xffff);
+    x.who_mask = owner == kNoHandle ? 0xffff0000u : 0xffffffffu;
+    x.mr = mr, x.mr_gen = gen;
+    for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
+      if (rules::grants<D>(access, r)) x.rights |= bit(r);
   }
 
   Model& model_;
   uint8_t range_;
+  bool align_post_;  // a misaligned atomic is refused at post, as sent
   std::vector<QpWord> qps_;
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
-  std::vector<uint32_t> mr_gen_;
+  std::vector<uint32_t> mr_gen_;  // and one more: the fixed generation of the MRs' own words
+  std::vector<HotSlot> hot_;      // windows, then MRs
   uint32_t last_mr_ = kNoHandle;  // the MR the op being touched refreshed last
-  uint64_t hits_ = 0;
+  uint64_t hits_ = 0, hot_hits_ = 0;
 };
 
 using FastPath = FastPathT<>;

@@ -15,6 +15,7 @@ struct Divergence {
   int64_t op = -1;  // the first op whose outcomes differ, or -1
   Outcome model, fast;
   uint64_t fast_ops = 0;  // ops the fast path decided (up to `op`)
+  uint64_t hot_ops = 0;   // of them, ops the record loop's check words passed
 };
 
 // Runs trace t under profile p on a model, and through a FastPathT<D> over
@@ -38,6 +39,7 @@ Divergence first_divergence(const Trace& t, const Profile& p) {
     }
   }
   d.fast_ops = fast.hits();
+  d.hot_ops = fast.hot_hits();
   return d;
 }
 

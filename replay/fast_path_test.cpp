@@ -96,7 +96,7 @@ TEST(FastPath, AgreesWithTheModelOpByOpOnTheCorpusUnderEveryProfileAndKnob) {
 }
 
 TEST(FastPath, AgreesWithTheModelOpByOpOnGeneratedTraces) {
-  uint64_t ops = 0, fast = 0;
+  uint64_t ops = 0, fast = 0, hot = 0;
   for (const Trace& t : generated())
     for (const Profile& p : all_profiles()) {
       ops += t.ops.size();
@@ -106,8 +106,10 @@ TEST(FastPath, AgreesWithTheModelOpByOpOnGeneratedTraces) {
                           << ": model " << to_text(d.model) << ", fast path " << to_text(d.fast);
       EXPECT_GT(d.fast_ops, 0u) << p.name;
       fast += d.fast_ops;
+      hot += d.hot_ops;
     }
   EXPECT_GT(fast, ops / 3) << "the fast path should decide most remote accesses";
+  EXPECT_GT(hot, fast / 2) << "the check words should pass most of what the fast path passes";
 }
 
 // The differential check can fail: a fast path with any one of its rule

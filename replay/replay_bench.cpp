@@ -6,28 +6,33 @@
 //
 // Each BM_Replay line gives: best_Mops (ops/s of the fastest iteration),
 // read_Mops (ops/s of the fastest read of the same bytes), x_read (their
-// time ratio: replay over read) and bytes_per_op. items_per_second is
-// Google Benchmark's mean; on a shared machine the best says more.
-// BM_ReplayShardFiles/N replays the default mix split by PD (gen --shards 2)
-// on N threads, one engine per shard, as `mwcheck replay --threads N a b`.
-// The traces are in memory: the figures are the engine's, not the disk's.
+// time ratio: replay over read), bytes_per_op, and on version 2 lines
+// x_v1 (how many times faster than the same mix in version 1).
+// items_per_second is Google Benchmark's mean; on a shared machine the
+// best says more. BM_ReplayShardFiles/N replays the default mix split by
+// PD (gen --shards 2) on N threads, one engine per shard, as `mwcheck
+// replay --threads N a b`. The traces are in memory: the figures are the
+// engine's, not the disk's.
 //
-// Instructions per op: where the machine has hardware counters,
-// --benchmark_perf_counters=INSTRUCTIONS; elsewhere callgrind, counting the
-// record loop only:
-//   MWCHECK_BENCH_OPS=500000 valgrind --tool=callgrind
-//     --toggle-collect='mwc::replay::Engine::feed*' replay_bench
-//     --benchmark_filter='BM_Replay/default/v2' --benchmark_min_time=0.001
-// and divide the Ir collected by the ops (one iteration runs).
+// Instructions per op: `replay_bench --instructions` first replays each
+// mix and version once under callgrind (valgrind must be on PATH; it is
+// optional otherwise) at two trace lengths and prints the instructions the
+// record loop (Engine::feed) runs per op, the difference of the two counts
+// over the difference of ops (the objects' setup cancels out); then the
+// benchmarks run as usual. Where hardware counters exist,
+// --benchmark_perf_counters=INSTRUCTIONS counts them too.
 // MWCHECK_BENCH_OPS sets the trace length (default 4M ops); measure with
 // --benchmark_min_time=2 or more.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "refmodel/binary_codec.hpp"
@@ -81,8 +86,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 struct Input {
   uint64_t ops = 0;
   std::array<VectorSink, 2> v{VectorSink(1), VectorSink(2)};  // versions 1 and 2
-  // The best read of each version's bytes (BM_ReadBytes improves on it).
-  mutable std::array<double, 2> read_seconds{1e9, 1e9};
+  // The best read of each version's bytes (BM_ReadBytes improves on it),
+  // and the best replay of each (BM_Replay).
+  mutable std::array<double, 2> read_seconds{1e9, 1e9}, replay_seconds{1e9, 1e9};
 };
 
 uint64_t bench_ops() {
@@ -169,6 +175,53 @@ void BM_Replay(benchmark::State& state, int mix, int v) {
     if (r.mismatches || r.checked != in.ops) state.SkipWithError("the replay did not pass");
   }
   report(state, in.ops, t.bytes.size(), best, in.read_seconds[v]);
+  in.replay_seconds[v] = std::min(best, in.replay_seconds[v]);
+  if (v == 1 && in.replay_seconds[0] < 1e9) state.counters["x_v1"] = in.replay_seconds[0] / best;
+}
+
+// Replays mix `mix` in version v once (the program as callgrind runs it).
+int replay_once(int mix, int v) {
+  const Input& in = input(mix);
+  const VectorSink& t = in.v[v];
+  Engine e(profile(ProfileId::verbs), kVerbs, t.caps, t.version);
+  e.feed(t.bytes);
+  return e.finish().mismatches == 0 ? 0 : 1;
+}
+
+// Returns the instructions callgrind counts in Engine::feed* when this
+// program replays `what` ("MIX VERSION") on a trace of `ops` ops, or -1.
+double feed_instructions(const char* self, const std::string& what, uint64_t ops) {
+  const std::string cmd = "MWCHECK_BENCH_OPS=" + std::to_string(ops) +
+                          " valgrind --tool=callgrind --callgrind-out-file=/dev/null "
+                          "'--toggle-collect=mwc::replay::Engine::feed*' '" + self +
+                          "' --replay-once " + what + " 2>&1";
+  std::FILE* f = popen(cmd.c_str(), "r");
+  if (!f) return -1;
+  char line[512];
+  double n = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (const char* c = std::strstr(line, "Collected : ")) n = std::strtod(c + 12, nullptr);
+  return pclose(f) == 0 ? n : -1;
+}
+
+// Prints the record loop's instructions per op for each mix and version.
+bool print_instructions(const char* self) {
+  const uint64_t n = std::max<uint64_t>(bench_ops() / 8, 100'000);
+  std::printf("instructions per op (callgrind, Engine::feed, %llu vs %llu ops):\n",
+              static_cast<unsigned long long>(n), static_cast<unsigned long long>(2 * n));
+  for (const int mix : {0, 1})
+    for (const int v : {0, 1}) {
+      const std::string what = std::to_string(mix) + " " + std::to_string(v);
+      const double a = feed_instructions(self, what, n), b = feed_instructions(self, what, 2 * n);
+      if (a < 0 || b < 0) {
+        std::fprintf(stderr, "replay_bench: cannot run valgrind --tool=callgrind\n");
+        return false;
+      }
+      std::printf("  %-8s v%d  %6.1f\n", mix ? "datapath" : "default", v + 1,
+                  (b - a) / static_cast<double>(n));
+    }
+  std::fflush(stdout);
+  return true;
 }
 
 // The shard files on range(0) threads, one engine per shard.
@@ -221,4 +274,25 @@ void BM_ReplayShardFiles(benchmark::State& state) {
 }  // namespace
 }  // namespace mwc::replay
 
-BENCHMARK_MAIN();
+// As BENCHMARK_MAIN, with two modes of its own first: --instructions
+// (print instructions per op, then benchmark) and --replay-once MIX VERSION
+// (what callgrind runs).
+int main(int argc, char** argv) {
+  using namespace mwc::replay;
+  if (argc == 4 && std::string_view(argv[1]) == "--replay-once")
+    return replay_once(std::atoi(argv[2]) != 0, std::atoi(argv[3]) != 0);
+  if (argc > 1 && std::string_view(argv[1]) == "--instructions") {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return 1;
+    self[n] = 0;
+    if (!print_instructions(self)) return 1;
+    argv[1] = argv[0];
+    ++argv, --argc;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
