@@ -14,7 +14,7 @@ std::string annotate(const Trace& t, const std::vector<Outcome>& outcomes, int c
                         [&](uint32_t i) {
                           const auto m = bad.find(i);
                           if (m == bad.end()) return std::string();
-                          const bool device = outcomes[i].rule == Rule::observed;  // no model rule to name
+                          const bool device = by_device(outcomes[i].rule);  // no model rule to name
                           return "# ^ MISMATCH under " + who + ": expected " + m->second.expected +
                                  (device ? std::string() : " (rule " + m->second.rule + ")") + "\n";
                         }});

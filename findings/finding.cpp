@@ -321,7 +321,11 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
   // it (rxe's rxe_invalidate_mw serves LOCAL_INV and SEND_WITH_INV alike):
   // one finding per rule, as severe as its worst path.
   const bool lets_through = takes_effect(op, s.device) && refuses(op, s.model);
+  // The responder refused it and the requester was told otherwise: one bug
+  // (no NAK) whichever check refused, not one per rule.
+  const bool acked_refusal = lets_through && s.device.rule == Rule::responder_refused;
   s.key = own_error_flushed(s.device, s.model) ? "conformance|own error flushed"
+          : acked_refusal                     ? fmt::format("acked refusal|{}", opname)
           : lets_through                      ? fmt::format("allows|{}", rule)
                                               : fmt::format("{}|{}|{}|{}|{}", name(s.severity), rule, opname, dc, mc);
   return s;
@@ -372,6 +376,10 @@ std::string summarize(const Symptom& s, std::string_view op_name) {
     return fmt::format("a work request ibv_post_send refused (the QP was not ready to send) runs later anyway: "
                        "a completion appears where the specification has none (ibv_post_send(3): the requests "
                        "from bad_wr on are not posted)");
+  if (s.key.starts_with("acked refusal|"))
+    return fmt::format("{}: the responder refuses it (its own receive completion is an error) yet the requester "
+                       "gets {} where the specification gives {} (a refused request is NAKed, IBTA 9.7.5.2; here {})",
+                       verb, to_text(s.device), to_text(s.model), rd.statement);
   if (own_error_flushed(s.device, s.model))
     return fmt::format("a work request that fails completes with IBV_WC_WR_FLUSH_ERR, the status of "
                        "the requests after a failure, instead of its own error (here {}, {})",

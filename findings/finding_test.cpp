@@ -39,6 +39,27 @@ TEST(Classify, AnAccessTheSpecificationRefusesIsSecurity) {
   EXPECT_NE(finding_id(s.key), finding_id(r.key));
 }
 
+TEST(Classify, AnAckedRefusalIsOneFindingWhicheverCheckRefused) {
+  // The responder's receive completion refused the SEND_WITH_INV, the
+  // requester was told success: the same missing NAK under every rule.
+  const Trace t = parse("buf b0 len=4096\nalloc_pd p0\ncreate_qp q0 pd=p0\nalloc_mw w0 pd=p0\n"
+                        "peer_send_inv q0 rkey=w0\n");
+  std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
+  dev[4] = out(Result::kOK, WcStatus::kIBV_WC_SUCCESS, kNoKey, Rule::responder_refused);
+  model[4] = out(Result::kOK, WcStatus::kIBV_WC_REM_INV_REQ_ERR, kNoKey, Rule::inv_type2);
+  const Symptom a = classify(t, dev, model, "");
+  model[4].rule = Rule::inv_rkey;
+  const Symptom b = classify(t, dev, model, "");
+  EXPECT_EQ(a.verdict, Verdict::finding);
+  EXPECT_EQ(a.key, b.key);
+  EXPECT_NE(summarize(a, "peer_send_inv").find("the responder refuses it"), std::string::npos);
+  // A device that took the invalidation (no refusal seen) stays one finding per rule.
+  dev[4].rule = Rule::observed;
+  const Symptom c = classify(t, dev, model, "");
+  model[4].rule = Rule::inv_type2;
+  EXPECT_NE(c.key, classify(t, dev, model, "").key);
+}
+
 TEST(Classify, UnsupportedVerbsAndQueueDepthAreNoFailures) {
   const Trace t = parse(kRemote);
   std::vector<Outcome> model(5, out(Result::kOK)), dev = model;

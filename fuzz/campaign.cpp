@@ -31,7 +31,7 @@ struct Coverage {
     bool fresh = false;
     int prev_a = 0, prev_b = 0;
     const auto pair = [&](int side, int& prev, Rule r) {
-      if (r == Rule::handle_live || r == Rule::observed) return;
+      if (r == Rule::handle_live || by_device(r)) return;
       const size_t k = (size_t(side) * kRuleCount + prev) * kRuleCount + static_cast<int>(r);
       if (!pairs[k]) pairs[k] = true, fresh = true;
       prev = static_cast<int>(r);
@@ -43,7 +43,7 @@ struct Coverage {
       if (!triples[k]) triples[k] = true, fresh = true;
       pair(0, prev_a, oa[i].rule);
       pair(1, prev_b, ob[i].rule);
-      const auto decided = [](Rule r) { return r != Rule::handle_live && r != Rule::observed; };
+      const auto decided = [](Rule r) { return r != Rule::handle_live && !by_device(r); };
       if (decided(oa[i].rule) || decided(ob[i].rule)) {
         int unused = 0;
         mark(ops, op, unused);

@@ -58,7 +58,7 @@ Rule branch_rule(Branch b) { return static_cast<Rule>(b & 63); }
 
 bool is_refusal(Branch b) {
   const Rule r = branch_rule(b);
-  if (r == Rule::handle_live || r == Rule::observed) return false;
+  if (r == Rule::handle_live || by_device(r)) return false;
   const Result ret = ret_of(b);
   const WcStatus wc = wc_of(b);
   return (ret != Result::kOK && ret != Result::kEMPTY && ret != Result::kSKIP) ||
@@ -120,7 +120,7 @@ std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> pro
   // to reach; those it reaches only under other profiles are out of reach
   // (a knob alternative, at that op or an earlier one, no profile here takes).
   const auto counted = [](Branch b) {
-    return branch_rule(b) != Rule::handle_live && branch_rule(b) != Rule::observed;
+    return branch_rule(b) != Rule::handle_live && !by_device(branch_rule(b));
   };
   const auto sorted_union = [&](std::vector<Branch>& into, const std::vector<Branch>& more) {
     for (Branch b : more)
@@ -156,7 +156,7 @@ std::string coverage_table(const RuleCoverage& cov, std::span<const Profile> pro
   std::string unseen;
   for (int r = 0; r < kRuleCount; ++r) {
     const Rule rule = static_cast<Rule>(r);
-    if (rule == Rule::handle_live || rule == Rule::observed) continue;
+    if (rule == Rule::handle_live || by_device(rule)) continue;
     std::vector<Branch> mine, elsewhere;
     for (Branch b : known)
       if (branch_rule(b) == rule)

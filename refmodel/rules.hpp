@@ -30,6 +30,10 @@ inline constexpr int kRuleCount = 0
 #undef R
     ;
 
+// Returns whether a device, not the model, gave an outcome this rule: what
+// it was seen to do, which no rule of the model decides.
+constexpr bool by_device(Rule r) { return r == Rule::observed || r == Rule::responder_refused; }
+
 struct RuleDesc {
   std::string_view id;
   std::string_view source;

@@ -506,6 +506,19 @@ void Session::drain(Qp& q) {
   for (int n; (n = ibv_poll_cq(q.rcq, 16, wc)) > 0;) q.recvs -= n;
 }
 
+std::optional<WcStatus> Session::next_recv(Qp& q, int ms) {
+  const auto end = Clock::now() + std::chrono::milliseconds(ms);
+  ibv_wc wc;
+  for (;;) {
+    if (ibv_poll_cq(q.rcq, 1, &wc) == 1) {
+      --q.recvs;
+      return wc_status_of(wc.status);
+    }
+    if (Clock::now() >= end) return std::nullopt;
+    pause();
+  }
+}
+
 bool Session::wait_for(Qp& q, uint64_t wr_id, int ms, WcStatus* st) {
   const auto end = Clock::now() + std::chrono::milliseconds(ms);
   for (;;) {
@@ -774,9 +787,17 @@ Outcome Session::on_peer_send_inv(const args::peer_send_inv& a) {
   if (const int rc = ibv_post_send(q.peer, &wr, &bad)) return fail_errno(rc);
   WcStatus st{};
   if (!wait_peer(q, wr.wr_id, st)) return with(Result::kTIMEOUT);
+  // The responder's own account, its receive completion, comes before the
+  // acknowledgement: a refusal there under a requester's success is a
+  // device that NAKs nothing, whichever check refused.
+  const std::optional<WcStatus> responder = can_receive ? next_recv(q, o_.settle_ms) : std::nullopt;
   drain(q);
-  if (st == WcStatus::kIBV_WC_SUCCESS) book_.invalidated(wr.invalidate_rkey);
-  return with(Result::kOK, st);
+  Outcome o = with(Result::kOK, st);
+  if (st == WcStatus::kIBV_WC_SUCCESS && responder && *responder != WcStatus::kIBV_WC_SUCCESS)
+    o.rule = Rule::responder_refused;
+  else if (st == WcStatus::kIBV_WC_SUCCESS)
+    book_.invalidated(wr.invalidate_rkey);
+  return o;
 }
 
 }  // namespace mwc::verbs

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,8 @@ class Session {
                  uint64_t a0, uint64_t a1);
   // Reads every completion of q's queues that has arrived, into the stash.
   void drain(Qp& q);
+  // Returns the status of q's next receive completion, if one comes within `ms`.
+  std::optional<WcStatus> next_recv(Qp& q, int ms);
   // Drains q until `wr_id` completes or `ms` pass; returns its completion.
   bool wait_for(Qp& q, uint64_t wr_id, int ms, WcStatus* st);
   // Takes the completions of the receives the peer used off its queue,
