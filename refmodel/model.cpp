@@ -24,7 +24,7 @@ void Model::reset(const Caps& caps) {
 
 Outcome Model::step(const Op& op) {
   consulted_ = 0;
-  return dispatch(*this, op);
+  return dispatch_ready(*this, op);
 }
 
 // ---- addresses and keys ------------------------------------------------
@@ -121,20 +121,17 @@ Model::ObjectView Model::object(HandleKind k, uint32_t h) const {
 // ---- resources ---------------------------------------------------------
 
 Outcome Model::on_buf(const args::buf& a) {
-  if (a.h >= bufs_.size() || bufs_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
   bufs_[a.h] = Buf{true, a.len};
   return out(Rule::buf_ok);
 }
 
 Outcome Model::on_alloc_pd(const args::alloc_pd& a) {
-  if (a.h >= pds_.size() || pds_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
   pds_[a.h] = Pd{true, 0};
   return out(Rule::pd_ok);
 }
 
 Outcome Model::on_dealloc_pd(const args::dealloc_pd& a) {
-  Pd* p = live(pds_, a.h);
-  if (!p) return out(Rule::handle_live, Result::kSKIP);
+  Pd* p = &pds_[a.h];
   if (p->users) return out(Rule::pd_busy, Result::kEBUSY);
   p->live = false;
   return out(Rule::pd_ok);
@@ -142,8 +139,7 @@ Outcome Model::on_dealloc_pd(const args::dealloc_pd& a) {
 
 Outcome Model::reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access,
                    Rule ok) {
-  Pd* p = live(pds_, pd);
-  if (!p || h >= mrs_.size() || mrs_[h].live) return out(Rule::handle_live, Result::kSKIP);
+  Pd* p = &pds_[pd];
   if (!rules::mr_access_valid<C>(access)) return out(Rule::mr_access_local_write, Result::kEINVAL);
   if (len == 0) return out(Rule::mr_length, Result::kEINVAL);
   const uint64_t va = resolve(addr);
@@ -175,8 +171,7 @@ Outcome Model::on_rdma_reg_write(const args::rdma_reg_write& a) {
 }
 
 Outcome Model::dereg(uint32_t h) {
-  Mr* m = live(mrs_, h);
-  if (!m) return out(Rule::handle_live, Result::kSKIP);
+  Mr* m = &mrs_[h];
   if (m->bound && mutant_ != Mutant::dereg_while_bound) {
     const uint8_t k = knob(Knob::dereg_bound);
     if (k == alt::dereg_bound::ebusy) return out(Rule::mr_dereg_bound, Result::kEBUSY);
@@ -194,8 +189,7 @@ Outcome Model::on_dereg_mr(const args::dereg_mr& a) { return dereg(a.h); }
 Outcome Model::on_rdma_dereg_mr(const args::rdma_dereg_mr& a) { return dereg(a.h); }
 
 Outcome Model::on_rereg_mr(const args::rereg_mr& a) {
-  Mr* m = live(mrs_, a.h);
-  if (!m) return out(Rule::handle_live, Result::kSKIP);
+  Mr* m = &mrs_[a.h];
   if (a.flags == 0) return out(Rule::mr_rereg_flags, Result::kEINVAL);
   if (m->bound && mutant_ != Mutant::dereg_while_bound) {
     const uint8_t k = knob(Knob::dereg_bound);
@@ -230,8 +224,7 @@ Outcome Model::on_rereg_mr(const args::rereg_mr& a) {
 }
 
 Outcome Model::on_alloc_mw(const args::alloc_mw& a) {
-  Pd* p = live(pds_, a.pd);
-  if (!p || a.h >= mws_.size() || mws_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
+  Pd* p = &pds_[a.pd];
   if (a.type != 1 && a.type != 2) return out(Rule::mw_type, Result::kEINVAL);
   Mw& w = mws_[a.h];
   // A reused handle continues after the last key byte, so stale rkeys of
@@ -260,8 +253,7 @@ void Model::unbind(Mw& w) {
 }
 
 Outcome Model::on_dealloc_mw(const args::dealloc_mw& a) {
-  Mw* w = live(mws_, a.h);
-  if (!w) return out(Rule::handle_live, Result::kSKIP);
+  Mw* w = &mws_[a.h];
   unbind(*w);
   w->live = false;
   --pds_[w->pd].users;
@@ -269,8 +261,7 @@ Outcome Model::on_dealloc_mw(const args::dealloc_mw& a) {
 }
 
 Outcome Model::on_create_qp(const args::create_qp& a) {
-  Pd* p = live(pds_, a.pd);
-  if (!p || a.h >= qps_.size() || qps_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
+  Pd* p = &pds_[a.pd];
   const auto st = static_cast<QpState>(a.state);
   if (st == QpState::kSQD || st == QpState::kSQE) return out(Rule::qp_transition, Result::kEINVAL);
   Qp& q = qps_[a.h];
@@ -286,8 +277,7 @@ Outcome Model::on_create_qp(const args::create_qp& a) {
 }
 
 Outcome Model::on_modify_qp(const args::modify_qp& a) {
-  Qp* q = live(qps_, a.h);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.h];
   using S = QpState;
   const auto to = static_cast<S>(a.state);
   const S from = q->state;
@@ -307,8 +297,7 @@ Outcome Model::on_modify_qp(const args::modify_qp& a) {
 }
 
 Outcome Model::on_destroy_qp(const args::destroy_qp& a) {
-  Qp* q = live(qps_, a.h);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.h];
   for (Mw& w : mws_)
     if (w.live && w.type == 2 && w.state == MwState::Bound && w.qp == a.h) unbind(w);
   q->live = false;
@@ -343,10 +332,9 @@ void Model::push(Qp& q, WcStatus st, WcOpcode op, uint32_t flags, Rule why) {
 }
 
 Outcome Model::bind(const BindReq& r) {
-  Qp* q = live(qps_, r.qp);
-  Mw* w = live(mws_, r.mw);
-  Mr* m = r.mr == kNoHandle ? nullptr : live(mrs_, r.mr);
-  if (!q || !w || (r.mr != kNoHandle && !m)) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[r.qp];
+  Mw* w = &mws_[r.mw];
+  Mr* m = r.mr == kNoHandle ? nullptr : &mrs_[r.mr];
   const bool det = r.api == BindApi::Det;
   const uint64_t addr = resolve(r.addr);
 
@@ -488,8 +476,7 @@ Outcome Model::invalidate(uint32_t qp, uint32_t rkey) {
 }
 
 Outcome Model::on_wr_local_inv(const args::wr_local_inv& a) {
-  Qp* q = live(qps_, a.qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.qp];
   if (Outcome o; post_done(*q, false, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, o)) return o;
   Outcome o = invalidate(a.qp, resolve_rkey(a.rkey));
   if (o.rule != Rule::inv_ok) {
@@ -502,8 +489,7 @@ Outcome Model::on_wr_local_inv(const args::wr_local_inv& a) {
 }
 
 Outcome Model::on_wr_send(const args::wr_send& a) {
-  Qp* q = live(qps_, a.qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.qp];
   if (Outcome o; post_done(*q, false, WcOpcode::kIBV_WC_SEND, a.flags, o)) return o;
   if (q->peer_err && q->type == qpt::UC) {  // no acknowledgement on UC: sent and lost
     push(*q, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kIBV_WC_SEND, a.flags);
@@ -529,8 +515,7 @@ Outcome Model::on_wr_send(const args::wr_send& a) {
 // A request the responder cannot take: the QP is gone, of the wrong
 // transport, or not ready to respond. Returns its outcome.
 Outcome Model::remote_unserved(uint32_t qp, uint32_t right) {
-  Qp* q = live(qps_, qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[qp];
   const bool uc_write = q->type == qpt::UC && right == acc::REMOTE_WRITE;
   if (q->type != qpt::RC && !uc_write) return transport_refused(*q);
   if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
@@ -566,7 +551,7 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
                                                     const Arg& addr_ref, uint64_t len,
                                                     uint32_t right, bool atomic) {
   if (atomic && knob(Knob::atomic_align_check) == alt::atomic_align_check::post) [[unlikely]]
-    if (live(qps_, qp) && !rules::atomic_aligned<C>(resolve(addr_ref)))
+    if (!rules::atomic_aligned<C>(resolve(addr_ref)))
       return out(Rule::remote_atomic_align, Result::kEINVAL);  // the provider refuses the post
   if (!serves(qp, right)) [[unlikely]]
     return remote_unserved(qp, right);
@@ -606,8 +591,7 @@ Outcome Model::on_peer_cmp_swap(const args::peer_cmp_swap& a) {
 }
 
 Outcome Model::on_peer_send_inv(const args::peer_send_inv& a) {
-  Qp* q = live(qps_, a.qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.qp];
   if (q->type != qpt::RC) return transport_refused(*q);
   if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
   if (!responds(q->state)) {
@@ -626,8 +610,7 @@ Outcome Model::on_peer_send_inv(const args::peer_send_inv& a) {
 }
 
 Outcome Model::on_poll_cq(const args::poll_cq& a) {
-  Qp* q = live(qps_, a.qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.qp];
   // Unsignaled successes leave the ring only with the next signaled entry.
   for (uint8_t i = 0; i < q->count; ++i) {
     const Cqe& e = q->ring[(q->head + i) % kMaxDepth];

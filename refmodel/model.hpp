@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "refmodel/layout.hpp"
+#include "refmodel/liveness.hpp"
 #include "refmodel/mutant.hpp"
 #include "refmodel/op.hpp"
 #include "refmodel/outcome.hpp"
@@ -58,7 +59,7 @@ class Model {
 #define OP(name, bin, kind, summary)     \
   Outcome step(const args::name& a) {    \
     consulted_ = 0;                      \
-    return on_##name(a);                 \
+    return run_ready(*this, a);          \
   }
   MWC_OPS(OP)
 #undef OP
@@ -197,7 +198,24 @@ class Model {
                                             : profile_[Knob::remote_range];
   }
 
-  // Handlers, one per op of the op table (called through dispatch()).
+  // What slot h of the table of kind K holds (liveness.hpp asks it).
+  template <HandleKind K>
+  Slot slot(uint32_t h) const {
+    const auto of = [h](const auto& table) {
+      return h >= table.size() ? Slot::outside : table[h].live ? Slot::live : Slot::free;
+    };
+    if constexpr (K == HandleKind::Buf) return of(bufs_);
+    else if constexpr (K == HandleKind::Pd) return of(pds_);
+    else if constexpr (K == HandleKind::Mr) return of(mrs_);
+    else if constexpr (K == HandleKind::Mw) return of(mws_);
+    else return of(qps_);
+  }
+  // Returns the outcome of an op whose handles are not as the op table
+  // says (liveness.hpp): skipped.
+  Outcome skipped() { return out(Rule::handle_live, Result::kSKIP); }
+
+  // Handlers, one per op of the op table (called through run_ready(), so
+  // every handle they get is as its use in the op table says).
 #define OP(name, bin, kind, summary) Outcome on_##name(const args::name& a);
   MWC_OPS(OP)
 #undef OP
