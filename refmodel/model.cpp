@@ -8,6 +8,58 @@ namespace mwc {
 namespace {
 using C = ModelDomain;
 bool bind_transport_ok(uint32_t t) { return t == qpt::RC || t == qpt::UC || t == qpt::XRC_SEND; }
+
+// What a posted bind's checks before its access checks read of the state.
+struct BindFacts {
+  uint8_t type;  // the window's
+  bool wr, mr, len, bound, zero_based, pd_checked;  // wr: IBV_WR_BIND_MW; mr: one is named
+  uint32_t qp_pd, mw_pd, mr_pd;
+};
+// One of those checks: it refuses with `rule` and `err` when `refuses` says
+// so; `reads` (if any) says when the state leaves `knob` to decide, and only
+// then is the knob read (and reported as consulted); otherwise alt is 0.
+struct BindLink {
+  Rule rule;
+  Result err;
+  Knob knob;
+  bool (*reads)(const BindFacts&);
+  bool (*refuses)(const BindFacts&, uint8_t alt);
+};
+// The checks in the order they decide; the first refusal wins. Then come
+// rules::kBindAccessChain and the range (Model::bind).
+constexpr BindLink kBindChain[] = {
+    {Rule::bind_wr_type1, Result::kEINVAL, Knob::type1_bind_wr,
+     [](const BindFacts& f) { return f.type == 1 && f.wr; },
+     [](const BindFacts& f, uint8_t a) {
+       return f.type == 1 && f.wr && a == alt::type1_bind_wr::reject;
+     }},
+    {Rule::bind_mr_required, Result::kEINVAL, Knob{}, nullptr,
+     [](const BindFacts& f, uint8_t) { return !f.mr && f.len; }},
+    {Rule::bind_zero_length_type2, Result::kEINVAL, Knob::zero_length_type2,
+     [](const BindFacts& f) { return f.type == 2 && !f.len; },
+     [](const BindFacts& f, uint8_t a) {
+       return f.type == 2 && !f.len && a == alt::zero_length_type2::reject;
+     }},
+    // A zero-length bind may invalidate a bound type 2 window; another may not rebind it.
+    {Rule::bind_type2_free, Result::kEINVAL, Knob::type2_rebind,
+     [](const BindFacts& f) { return f.type == 2 && f.len && f.bound; },
+     [](const BindFacts& f, uint8_t a) {
+       return f.type == 2 && f.len && f.bound && a == alt::type2_rebind::reject;
+     }},
+    // Type 2 always; type 1 where the knob says.
+    {Rule::bind_qp_pd, Result::kEPERM, Knob::bind_qp_pd,
+     [](const BindFacts& f) { return f.type != 2; },
+     [](const BindFacts& f, uint8_t a) {
+       return (f.type == 2 || a == alt::bind_qp_pd::always) && f.qp_pd != f.mw_pd;
+     }},
+    {Rule::bind_pd, Result::kEPERM, Knob{}, nullptr,
+     [](const BindFacts& f, uint8_t) { return f.len && f.mr_pd != f.mw_pd && f.pd_checked; }},
+    {Rule::bind_zero_based_type1, Result::kEINVAL, Knob::zero_based_type1,
+     [](const BindFacts& f) { return f.len && f.type == 1 && f.zero_based; },
+     [](const BindFacts& f, uint8_t a) {
+       return f.len && f.type == 1 && f.zero_based && a == alt::zero_based_type1::reject;
+     }},
+};
 }  // namespace
 
 Model::Model(Profile profile, Mutant mutant) : profile_(std::move(profile)), mutant_(mutant) {}
@@ -379,26 +431,18 @@ Outcome Model::bind(const BindReq& r) {
   const uint32_t access = mutant_ == Mutant::access_before_set ? w->access : r.access;
   const uint32_t atomic_seen = mutant_ == Mutant::access_partial ? ~acc::REMOTE_ATOMIC : ~0u;
   const bool pd_checked = !(mutant_ == Mutant::wr_bind_no_pd && r.api == BindApi::Wr);
-  if (w->type == 1 && r.api == BindApi::Wr &&
-      knob(Knob::type1_bind_wr) == alt::type1_bind_wr::reject)
-    f(Rule::bind_wr_type1, Result::kEINVAL);
-  else if (!m && len)
-    f(Rule::bind_mr_required, Result::kEINVAL);
-  else if (w->type == 2 && !len &&
-           knob(Knob::zero_length_type2) == alt::zero_length_type2::reject)
-    f(Rule::bind_zero_length_type2, Result::kEINVAL);
-  else if (w->type == 2 && len && w->state == MwState::Bound &&
-           knob(Knob::type2_rebind) == alt::type2_rebind::reject)
-    f(Rule::bind_type2_free, Result::kEINVAL);  // a zero-length bind may invalidate it
-  else if ((w->type == 2 || knob(Knob::bind_qp_pd) == alt::bind_qp_pd::always) &&
-           q->pd != w->pd)
-    f(Rule::bind_qp_pd, Result::kEPERM);
-  else if (len && m->pd != w->pd && pd_checked)
-    f(Rule::bind_pd, Result::kEPERM);
-  else if (len && w->type == 1 && (access & acc::ZERO_BASED) &&
-           knob(Knob::zero_based_type1) == alt::zero_based_type1::reject)
-    f(Rule::bind_zero_based_type1, Result::kEINVAL);
-  else if (len) {
+  const BindFacts facts{w->type, r.api == BindApi::Wr, m != nullptr, len,
+                        w->state == MwState::Bound, (access & acc::ZERO_BASED) != 0,
+                        pd_checked, q->pd, w->pd, m ? m->pd : 0};
+  for (const BindLink& c : kBindChain) {
+    // A link reads its knob only when the state leaves the knob to decide.
+    const uint8_t alt = c.reads && c.reads(facts) ? knob(c.knob) : 0;
+    if (c.refuses(facts, alt)) {
+      f(c.rule, c.err);
+      break;
+    }
+  }
+  if (fail == Rule::bind_ok && len) {
     // The access checks, in the order rules.hpp gives them, then the range.
     for (const auto& c : rules::kBindAccessChain<C>) {
       // access_partial's bug is in one link: C10-74 blind to REMOTE_ATOMIC.

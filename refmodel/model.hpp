@@ -155,21 +155,30 @@ class Model {
                                                      bool atomic, RangeAlt range_alt) const {
     using C = ModelDomain;
     const auto yes = D::lit(0) == D::lit(0);
-    const auto refuse = [&](Rule r) { return RemoteCheck<D>{r, yes, yes}; };
+    // The facts the state's checks read (rules::kRemoteChain), then the
+    // first check they fail, in the chain's order.
     const layout::KeyObject k = layout::key_object(rkey);
+    rules::RemoteFacts<C> f{false, 0, false, kNoHandle, 0, true, qp, pd, right};
+    const Mw* w = nullptr;
+    const Mr* m = nullptr;
     if (k.window) {
-      const Mw* w = k.h < mws_.size() && mws_[k.h].live ? &mws_[k.h] : nullptr;
-      if (!w || w->rkey != rkey || w->state != MwState::Bound) [[unlikely]]
-        return refuse(Rule::remote_rkey);
-      if (w->pd != pd) [[unlikely]]
-        return refuse(Rule::remote_pd);
-      if (w->type == 2 && w->qp != qp) [[unlikely]]
-        return refuse(Rule::remote_type2_qp);
-      if (!rules::grants<C>(w->access, right)) [[unlikely]]
-        return refuse(Rule::remote_access);
-      const Mr* m = w->mr < mrs_.size() ? &mrs_[w->mr] : nullptr;
-      if (!m || !m->live || m->rkey(w->mr) != w->mr_rkey) [[unlikely]]
-        return refuse(Rule::remote_mr_live);
+      w = k.h < mws_.size() && mws_[k.h].live ? &mws_[k.h] : nullptr;
+      f.key_ok = w && w->rkey == rkey && w->state == MwState::Bound;
+      if (f.key_ok) [[likely]] {
+        m = w->mr < mrs_.size() ? &mrs_[w->mr] : nullptr;
+        f.pd = w->pd, f.type2 = w->type == 2, f.owner = w->qp, f.access = w->access;
+        f.mr_live = m && m->live && m->rkey(w->mr) == w->mr_rkey;
+      }
+    } else {
+      m = k.h < mrs_.size() ? &mrs_[k.h] : nullptr;
+      f.key_ok = m && m->live && m->rkey(k.h) == rkey;
+      if (f.key_ok) [[likely]]
+        f.pd = m->pd, f.access = m->access;
+    }
+    if (const Rule fail = rules::first_remote_refusal<C>(f); fail != Rule::remote_ok) [[unlikely]]
+      return RemoteCheck<D>{fail, yes, yes};
+    // Then the request's own values: its range, and an atomic's alignment.
+    if (w) {
       const auto zb = D::lit((w->access & acc::ZERO_BASED) != 0) == D::lit(1);
       return {Rule::remote_ok,
               rules::remote_range_ok<D>(raddr, len, zb, D::lit(w->addr), D::lit(w->len),
@@ -177,13 +186,6 @@ class Model {
               atomic ? rules::atomic_aligned<D>(rules::translate<D>(raddr, zb, D::lit(w->addr)))
                      : yes};
     }
-    const Mr* m = k.h < mrs_.size() ? &mrs_[k.h] : nullptr;
-    if (!m || !m->live || m->rkey(k.h) != rkey) [[unlikely]]
-      return refuse(Rule::remote_rkey);
-    if (m->pd != pd) [[unlikely]]
-      return refuse(Rule::remote_pd);
-    if (!rules::grants<C>(m->access, right)) [[unlikely]]
-      return refuse(Rule::remote_access);
     // range_sum_wraps's bug: the end compared as a 64-bit sum, which wraps.
     if (mutant_ == Mutant::range_sum_wraps) [[unlikely]]
       return {Rule::remote_ok,
