@@ -79,6 +79,8 @@ Outcome Model::step(const Op& op) {
   return dispatch_ready(*this, op);
 }
 
+Outcome Model::skipped() { return out(Rule::handle_live, Result::kSKIP); }
+
 // ---- addresses and keys ------------------------------------------------
 
 inline uint64_t Model::resolve(const Arg& a) const {
@@ -434,24 +436,22 @@ Outcome Model::bind(const BindReq& r) {
   const BindFacts facts{w->type, r.api == BindApi::Wr, m != nullptr, len,
                         w->state == MwState::Bound, (access & acc::ZERO_BASED) != 0,
                         pd_checked, q->pd, w->pd, m ? m->pd : 0};
-  for (const BindLink& c : kBindChain) {
+  rules::walk<kBindChain>([&](const BindLink& c) __attribute__((always_inline)) {
     // A link reads its knob only when the state leaves the knob to decide.
     const uint8_t alt = c.reads && c.reads(facts) ? knob(c.knob) : 0;
-    if (c.refuses(facts, alt)) {
-      f(c.rule, c.err);
-      break;
-    }
-  }
+    if (!c.refuses(facts, alt)) return false;
+    f(c.rule, c.err);
+    return true;
+  });
   if (fail == Rule::bind_ok && len) {
     // The access checks, in the order rules.hpp gives them, then the range.
-    for (const auto& c : rules::kBindAccessChain<C>) {
+    rules::walk<rules::kBindAccessChain<C>>([&](const rules::BindAccessCheck<C>& c) {
       // access_partial's bug is in one link: C10-74 blind to REMOTE_ATOMIC.
       const uint32_t mw = c.rule == Rule::bind_local_write ? access & atomic_seen : access;
-      if (!c.holds(mw, m->access, c.uses_knob ? knob(c.knob) : 0)) {
-        f(c.rule, c.err);
-        break;
-      }
-    }
+      if (c.holds(mw, m->access, c.uses_knob ? knob(c.knob) : 0)) return false;
+      f(c.rule, c.err);
+      return true;
+    });
     // zero_based_range_len_only's bug: a zero-based window's length alone is checked.
     const bool in_mr = mutant_ == Mutant::zero_based_range_len_only && (access & acc::ZERO_BASED)
                            ? r.len <= m->len
@@ -597,9 +597,9 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
   if (atomic && knob(Knob::atomic_align_check) == alt::atomic_align_check::post) [[unlikely]]
     if (!rules::atomic_aligned<C>(resolve(addr_ref)))
       return out(Rule::remote_atomic_align, Result::kEINVAL);  // the provider refuses the post
-  if (!serves(qp, right)) [[unlikely]]
+  Qp* q = &qps_[qp];  // live: dispatch checked it
+  if (!serves(*q, right)) [[unlikely]]
     return remote_unserved(qp, right);
-  Qp* q = &qps_[qp];
   // IBTA C9-88: a zero-length RDMA READ or WRITE need not carry a valid
   // R_Key or address; the responder checks neither, and nothing moves.
   if (len == 0 && !atomic) [[unlikely]]

@@ -89,9 +89,7 @@ class Model {
   // Returns whether QP qp's responder takes a request needing `right` at
   // all (else it is refused before any key is looked at).
   bool serves(uint32_t qp, uint32_t right) const {
-    const Qp* q = qp < qps_.size() && qps_[qp].live ? &qps_[qp] : nullptr;
-    return q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
-           !q->peer_err && responds(q->state);
+    return qp < qps_.size() && qps_[qp].live && serves(qps_[qp], right);
   }
   // Returns the PD of QP qp (0 when it is no live QP).
   uint32_t qp_pd(uint32_t qp) const { return qp < qps_.size() ? qps_[qp].pd : 0; }
@@ -214,11 +212,11 @@ class Model {
   }
   // Returns the outcome of an op whose handles are not as the op table
   // says (liveness.hpp): skipped.
-  Outcome skipped() { return out(Rule::handle_live, Result::kSKIP); }
+  [[gnu::cold]] Outcome skipped();
 
   // Handlers, one per op of the op table (called through run_ready(), so
   // every handle they get is as its use in the op table says).
-#define OP(name, bin, kind, summary) Outcome on_##name(const args::name& a);
+#define OP(name, bin, kind, summary) [[gnu::noinline]] Outcome on_##name(const args::name& a);
   MWC_OPS(OP)
 #undef OP
 
@@ -267,6 +265,11 @@ class Model {
     Arg key;
   };
 
+  // Returns whether live QP q's responder takes a request needing `right`.
+  static bool serves(const Qp& q, uint32_t right) {
+    return (q.type == qpt::RC || (q.type == qpt::UC && right == acc::REMOTE_WRITE)) &&
+           !q.peer_err && responds(q.state);
+  }
   // Returns whether a QP in state s answers its peer's requests.
   static constexpr bool responds(QpState s) {
     return s == QpState::kRTR || s == QpState::kRTS || s == QpState::kSQD;

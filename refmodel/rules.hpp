@@ -234,18 +234,29 @@ inline constexpr RemoteCheckLink<D> kRemoteChain[] = {
     {Rule::remote_mr_live, [](const RemoteFacts<D>& f) { return f.mr_live; }},
 };
 
-// Returns the rule of the first link of kRemoteChain that facts f fail, or
-// remote_ok: the model's walk (a domain whose Bool is bool), unrolled.
-template <class D, size_t... I>
-[[gnu::always_inline]] inline Rule first_remote_refusal(const RemoteFacts<D>& f,
-                                                        std::index_sequence<I...>) {
-  Rule fail = Rule::remote_ok;
-  (void)((kRemoteChain<D>[I].holds(f) || (fail = kRemoteChain<D>[I].rule, false)) && ...);
-  return fail;
+// Calls stop(link) on each link of a constexpr chain in order until it
+// returns true; returns whether one did. Unrolled, so that the model's
+// walks call each link's functions directly and inline them.
+template <const auto& Chain, class F, size_t... I>
+[[gnu::always_inline]] inline bool walk(F&& stop, std::index_sequence<I...>) {
+  return (stop(Chain[I]) || ...);
 }
+template <const auto& Chain, class F>
+[[gnu::always_inline]] inline bool walk(F&& stop) {
+  return walk<Chain>(stop, std::make_index_sequence<std::size(Chain)>{});
+}
+
+// Returns the rule of the first link of kRemoteChain that facts f fail, or
+// remote_ok: the model's walk (a domain whose Bool is bool).
 template <class D>
 [[gnu::always_inline]] inline Rule first_remote_refusal(const RemoteFacts<D>& f) {
-  return first_remote_refusal<D>(f, std::make_index_sequence<std::size(kRemoteChain<D>)>{});
+  Rule fail = Rule::remote_ok;
+  walk<kRemoteChain<D>>([&](const RemoteCheckLink<D>& c) {
+    if (c.holds(f)) return false;
+    fail = c.rule;
+    return true;
+  });
+  return fail;
 }
 // Returns whether facts f pass every link of kRemoteChain: the theorems'
 // reading of the chain.
