@@ -1,5 +1,5 @@
 // Exports of a finding: standalone programs that do to a device what
-// mwcheck's device session does for one trace (adapters/verbs/session.cpp),
+// mwcheck's device session does for one trace (adapters/verbs/session_*.cpp),
 // print what each op was expected to do and what it did, and say whether
 // the finding reproduces. Generated from the op table like every other form
 // of a trace: a runtime with one function per op (runtime.c, runtime.py)

@@ -1,4 +1,4 @@
-/* mwcheck's device session (adapters/verbs/session.cpp) in C, for exported
+/* mwcheck's device session (adapters/verbs/session_*.cpp) in C, for exported
  * reproducers: one function per op of mwcheck's op table, each doing to the
  * device what the session does and returning the outcome as mwcheck's
  * canonical text (OK, EPERM, EMPTY, SKIP, TIMEOUT, IBV_WC_REM_ACCESS_ERR,

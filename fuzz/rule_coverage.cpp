@@ -5,8 +5,8 @@
 #include <mutex>
 #include <variant>
 
+#include "compare/run.hpp"
 #include "fuzz/conformance_texts.hpp"
-#include "refmodel/model.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::fuzz {
@@ -101,16 +101,11 @@ std::vector<Branch> corpus_branches(const Profile& p) {
   auto [it, fresh] = cache.try_emplace(p.v);
   if (!fresh) return it->second;
   RuleCoverage cov;
-  Model m(p);
-  std::vector<Outcome> outs;
   for (const auto& e : conformance_texts()) {
     auto parsed = parse_text(e.text);
     const Trace* t = std::get_if<Trace>(&parsed);
     if (!t) continue;  // the corpus's own tests hold it parseable
-    m.reset(t->caps);
-    outs.clear();
-    for (const Op& op : t->ops) outs.push_back(m.step(op));
-    cov.add(outs, p);
+    cov.add(run_model(*t, p), p);
   }
   return it->second = cov.branches();
 }

@@ -25,6 +25,12 @@ inline constexpr uint32_t kMaxCap[kHandleKinds] = {1u << 16, 1u << 16, 1u << 20,
                                                    1u << 20, 1u << 16};
 inline constexpr uint32_t kNoHandle = 0xffffffffu;
 
+// What a handle field needs of the object it names before the op runs
+// (the op table's `use` column): Val for a field that is no handle; Live:
+// the op uses the object; New: the op makes it, so the slot must be free;
+// OptLive: no handle (kNoHandle) or a live object; Any: the handler decides.
+enum class HandleUse : uint8_t { Val, Live, New, OptLive, Any };
+
 // Returns whether a kind is a handle, and which.
 constexpr bool is_handle(FieldKind k) { return k <= FieldKind::Qp; }
 constexpr HandleKind handle_kind(FieldKind k) { return static_cast<HandleKind>(k); }

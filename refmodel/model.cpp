@@ -8,6 +8,58 @@ namespace mwc {
 namespace {
 using C = ModelDomain;
 bool bind_transport_ok(uint32_t t) { return t == qpt::RC || t == qpt::UC || t == qpt::XRC_SEND; }
+
+// What a posted bind's checks before its access checks read of the state.
+struct BindFacts {
+  uint8_t type;  // the window's
+  bool wr, mr, len, bound, zero_based, pd_checked;  // wr: IBV_WR_BIND_MW; mr: one is named
+  uint32_t qp_pd, mw_pd, mr_pd;
+};
+// One of those checks: it refuses with `rule` and `err` when `refuses` says
+// so; `reads` (if any) says when the state leaves `knob` to decide, and only
+// then is the knob read (and reported as consulted); otherwise alt is 0.
+struct BindLink {
+  Rule rule;
+  Result err;
+  Knob knob;
+  bool (*reads)(const BindFacts&);
+  bool (*refuses)(const BindFacts&, uint8_t alt);
+};
+// The checks in the order they decide; the first refusal wins. Then come
+// rules::kBindAccessChain and the range (Model::bind).
+constexpr BindLink kBindChain[] = {
+    {Rule::bind_wr_type1, Result::kEINVAL, Knob::type1_bind_wr,
+     [](const BindFacts& f) { return f.type == 1 && f.wr; },
+     [](const BindFacts& f, uint8_t a) {
+       return f.type == 1 && f.wr && a == alt::type1_bind_wr::reject;
+     }},
+    {Rule::bind_mr_required, Result::kEINVAL, Knob{}, nullptr,
+     [](const BindFacts& f, uint8_t) { return !f.mr && f.len; }},
+    {Rule::bind_zero_length_type2, Result::kEINVAL, Knob::zero_length_type2,
+     [](const BindFacts& f) { return f.type == 2 && !f.len; },
+     [](const BindFacts& f, uint8_t a) {
+       return f.type == 2 && !f.len && a == alt::zero_length_type2::reject;
+     }},
+    // A zero-length bind may invalidate a bound type 2 window; another may not rebind it.
+    {Rule::bind_type2_free, Result::kEINVAL, Knob::type2_rebind,
+     [](const BindFacts& f) { return f.type == 2 && f.len && f.bound; },
+     [](const BindFacts& f, uint8_t a) {
+       return f.type == 2 && f.len && f.bound && a == alt::type2_rebind::reject;
+     }},
+    // Type 2 always; type 1 where the knob says.
+    {Rule::bind_qp_pd, Result::kEPERM, Knob::bind_qp_pd,
+     [](const BindFacts& f) { return f.type != 2; },
+     [](const BindFacts& f, uint8_t a) {
+       return (f.type == 2 || a == alt::bind_qp_pd::always) && f.qp_pd != f.mw_pd;
+     }},
+    {Rule::bind_pd, Result::kEPERM, Knob{}, nullptr,
+     [](const BindFacts& f, uint8_t) { return f.len && f.mr_pd != f.mw_pd && f.pd_checked; }},
+    {Rule::bind_zero_based_type1, Result::kEINVAL, Knob::zero_based_type1,
+     [](const BindFacts& f) { return f.len && f.type == 1 && f.zero_based; },
+     [](const BindFacts& f, uint8_t a) {
+       return f.len && f.type == 1 && f.zero_based && a == alt::zero_based_type1::reject;
+     }},
+};
 }  // namespace
 
 Model::Model(Profile profile, Mutant mutant) : profile_(std::move(profile)), mutant_(mutant) {}
@@ -24,8 +76,10 @@ void Model::reset(const Caps& caps) {
 
 Outcome Model::step(const Op& op) {
   consulted_ = 0;
-  return dispatch(*this, op);
+  return dispatch_ready(*this, op);
 }
+
+Outcome Model::skipped() { return out(Rule::handle_live, Result::kSKIP); }
 
 // ---- addresses and keys ------------------------------------------------
 
@@ -121,20 +175,17 @@ Model::ObjectView Model::object(HandleKind k, uint32_t h) const {
 // ---- resources ---------------------------------------------------------
 
 Outcome Model::on_buf(const args::buf& a) {
-  if (a.h >= bufs_.size() || bufs_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
   bufs_[a.h] = Buf{true, a.len};
   return out(Rule::buf_ok);
 }
 
 Outcome Model::on_alloc_pd(const args::alloc_pd& a) {
-  if (a.h >= pds_.size() || pds_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
   pds_[a.h] = Pd{true, 0};
   return out(Rule::pd_ok);
 }
 
 Outcome Model::on_dealloc_pd(const args::dealloc_pd& a) {
-  Pd* p = live(pds_, a.h);
-  if (!p) return out(Rule::handle_live, Result::kSKIP);
+  Pd* p = &pds_[a.h];
   if (p->users) return out(Rule::pd_busy, Result::kEBUSY);
   p->live = false;
   return out(Rule::pd_ok);
@@ -142,8 +193,7 @@ Outcome Model::on_dealloc_pd(const args::dealloc_pd& a) {
 
 Outcome Model::reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access,
                    Rule ok) {
-  Pd* p = live(pds_, pd);
-  if (!p || h >= mrs_.size() || mrs_[h].live) return out(Rule::handle_live, Result::kSKIP);
+  Pd* p = &pds_[pd];
   if (!rules::mr_access_valid<C>(access)) return out(Rule::mr_access_local_write, Result::kEINVAL);
   const uint64_t va = resolve(addr);
   // Linux pins pages: zero bytes inside a page still cover one.
@@ -180,8 +230,7 @@ Outcome Model::on_rdma_reg_write(const args::rdma_reg_write& a) {
 }
 
 Outcome Model::dereg(uint32_t h) {
-  Mr* m = live(mrs_, h);
-  if (!m) return out(Rule::handle_live, Result::kSKIP);
+  Mr* m = &mrs_[h];
   if (m->bound && mutant_ != Mutant::dereg_while_bound) {
     const uint8_t k = knob(Knob::dereg_bound);
     if (k == alt::dereg_bound::ebusy) return out(Rule::mr_dereg_bound, Result::kEBUSY);
@@ -199,8 +248,7 @@ Outcome Model::on_dereg_mr(const args::dereg_mr& a) { return dereg(a.h); }
 Outcome Model::on_rdma_dereg_mr(const args::rdma_dereg_mr& a) { return dereg(a.h); }
 
 Outcome Model::on_rereg_mr(const args::rereg_mr& a) {
-  Mr* m = live(mrs_, a.h);
-  if (!m) return out(Rule::handle_live, Result::kSKIP);
+  Mr* m = &mrs_[a.h];
   if (a.flags == 0) return out(Rule::mr_rereg_flags, Result::kEINVAL);
   if (m->bound && mutant_ != Mutant::dereg_while_bound) {
     const uint8_t k = knob(Knob::dereg_bound);
@@ -235,8 +283,7 @@ Outcome Model::on_rereg_mr(const args::rereg_mr& a) {
 }
 
 Outcome Model::on_alloc_mw(const args::alloc_mw& a) {
-  Pd* p = live(pds_, a.pd);
-  if (!p || a.h >= mws_.size() || mws_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
+  Pd* p = &pds_[a.pd];
   if (a.type != 1 && a.type != 2) return out(Rule::mw_type, Result::kEINVAL);
   Mw& w = mws_[a.h];
   // A reused handle continues after the last key byte, so stale rkeys of
@@ -265,8 +312,7 @@ void Model::unbind(Mw& w) {
 }
 
 Outcome Model::on_dealloc_mw(const args::dealloc_mw& a) {
-  Mw* w = live(mws_, a.h);
-  if (!w) return out(Rule::handle_live, Result::kSKIP);
+  Mw* w = &mws_[a.h];
   unbind(*w);
   w->live = false;
   --pds_[w->pd].users;
@@ -274,8 +320,7 @@ Outcome Model::on_dealloc_mw(const args::dealloc_mw& a) {
 }
 
 Outcome Model::on_create_qp(const args::create_qp& a) {
-  Pd* p = live(pds_, a.pd);
-  if (!p || a.h >= qps_.size() || qps_[a.h].live) return out(Rule::handle_live, Result::kSKIP);
+  Pd* p = &pds_[a.pd];
   const auto st = static_cast<QpState>(a.state);
   // The state is reached as a consumer reaches it, by the legal transitions
   // from RESET (ibv_create_qp(3) makes a QP in RESET): SQE is not one of them.
@@ -293,8 +338,7 @@ Outcome Model::on_create_qp(const args::create_qp& a) {
 }
 
 Outcome Model::on_modify_qp(const args::modify_qp& a) {
-  Qp* q = live(qps_, a.h);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.h];
   using S = QpState;
   const auto to = static_cast<S>(a.state);
   const S from = q->state;
@@ -314,8 +358,7 @@ Outcome Model::on_modify_qp(const args::modify_qp& a) {
 }
 
 Outcome Model::on_destroy_qp(const args::destroy_qp& a) {
-  Qp* q = live(qps_, a.h);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.h];
   for (Mw& w : mws_)
     if (w.live && w.type == 2 && w.state == MwState::Bound && w.qp == a.h) unbind(w);
   q->live = false;
@@ -350,10 +393,9 @@ void Model::push(Qp& q, WcStatus st, WcOpcode op, uint32_t flags, Rule why) {
 }
 
 Outcome Model::bind(const BindReq& r) {
-  Qp* q = live(qps_, r.qp);
-  Mw* w = live(mws_, r.mw);
-  Mr* m = r.mr == kNoHandle ? nullptr : live(mrs_, r.mr);
-  if (!q || !w || (r.mr != kNoHandle && !m)) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[r.qp];
+  Mw* w = &mws_[r.mw];
+  Mr* m = r.mr == kNoHandle ? nullptr : &mrs_[r.mr];
   const bool det = r.api == BindApi::Det;
   const uint64_t addr = resolve(r.addr);
 
@@ -398,35 +440,25 @@ Outcome Model::bind(const BindReq& r) {
   const uint32_t access = mutant_ == Mutant::access_before_set ? w->access : r.access;
   const uint32_t atomic_seen = mutant_ == Mutant::access_partial ? ~acc::REMOTE_ATOMIC : ~0u;
   const bool pd_checked = !(mutant_ == Mutant::wr_bind_no_pd && r.api == BindApi::Wr);
-  if (w->type == 1 && r.api == BindApi::Wr &&
-      knob(Knob::type1_bind_wr) == alt::type1_bind_wr::reject)
-    f(Rule::bind_wr_type1, Result::kEINVAL);
-  else if (!m && len)
-    f(Rule::bind_mr_required, Result::kEINVAL);
-  else if (w->type == 2 && !len &&
-           knob(Knob::zero_length_type2) == alt::zero_length_type2::reject)
-    f(Rule::bind_zero_length_type2, Result::kEINVAL);
-  else if (w->type == 2 && len && w->state == MwState::Bound &&
-           knob(Knob::type2_rebind) == alt::type2_rebind::reject)
-    f(Rule::bind_type2_free, Result::kEINVAL);  // a zero-length bind may invalidate it
-  else if ((w->type == 2 || knob(Knob::bind_qp_pd) == alt::bind_qp_pd::always) &&
-           q->pd != w->pd)
-    f(Rule::bind_qp_pd, Result::kEPERM);
-  else if (len && m->pd != w->pd && pd_checked)
-    f(Rule::bind_pd, Result::kEPERM);
-  else if (len && w->type == 1 && (access & acc::ZERO_BASED) &&
-           knob(Knob::zero_based_type1) == alt::zero_based_type1::reject)
-    f(Rule::bind_zero_based_type1, Result::kEINVAL);
-  else if (len) {
+  const BindFacts facts{w->type, r.api == BindApi::Wr, m != nullptr, len,
+                        w->state == MwState::Bound, (access & acc::ZERO_BASED) != 0,
+                        pd_checked, q->pd, w->pd, m ? m->pd : 0};
+  rules::walk<kBindChain>([&](const BindLink& c) __attribute__((always_inline)) {
+    // A link reads its knob only when the state leaves the knob to decide.
+    const uint8_t alt = c.reads && c.reads(facts) ? knob(c.knob) : 0;
+    if (!c.refuses(facts, alt)) return false;
+    f(c.rule, c.err);
+    return true;
+  });
+  if (fail == Rule::bind_ok && len) {
     // The access checks, in the order rules.hpp gives them, then the range.
-    for (const auto& c : rules::kBindAccessChain<C>) {
+    rules::walk<rules::kBindAccessChain<C>>([&](const rules::BindAccessCheck<C>& c) {
       // access_partial's bug is in one link: C10-74 blind to REMOTE_ATOMIC.
       const uint32_t mw = c.rule == Rule::bind_local_write ? access & atomic_seen : access;
-      if (!c.holds(mw, m->access, c.uses_knob ? knob(c.knob) : 0)) {
-        f(c.rule, c.err);
-        break;
-      }
-    }
+      if (c.holds(mw, m->access, c.uses_knob ? knob(c.knob) : 0)) return false;
+      f(c.rule, c.err);
+      return true;
+    });
     // zero_based_range_len_only's bug: a zero-based window's length alone is checked.
     const bool in_mr = mutant_ == Mutant::zero_based_range_len_only && (access & acc::ZERO_BASED)
                            ? r.len <= m->len
@@ -495,8 +527,7 @@ Outcome Model::invalidate(uint32_t qp, uint32_t rkey) {
 }
 
 Outcome Model::on_wr_local_inv(const args::wr_local_inv& a) {
-  Qp* q = live(qps_, a.qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.qp];
   if (Outcome o; post_done(*q, false, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, o)) return o;
   Outcome o = invalidate(a.qp, resolve_rkey(a.rkey));
   if (o.rule != Rule::inv_ok) {
@@ -509,8 +540,7 @@ Outcome Model::on_wr_local_inv(const args::wr_local_inv& a) {
 }
 
 Outcome Model::on_wr_send(const args::wr_send& a) {
-  Qp* q = live(qps_, a.qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.qp];
   if (Outcome o; post_done(*q, false, WcOpcode::kIBV_WC_SEND, a.flags, o)) return o;
   if (q->peer_err && q->type == qpt::UC) {  // no acknowledgement on UC: sent and lost
     push(*q, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kIBV_WC_SEND, a.flags);
@@ -536,8 +566,7 @@ Outcome Model::on_wr_send(const args::wr_send& a) {
 // A request the responder cannot take: the QP is gone, of the wrong
 // transport, or not ready to respond. Returns its outcome.
 Outcome Model::remote_unserved(uint32_t qp, uint32_t right) {
-  Qp* q = live(qps_, qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[qp];
   const bool uc_write = q->type == qpt::UC && right == acc::REMOTE_WRITE;
   if (q->type != qpt::RC && !uc_write) return transport_refused(*q);
   if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
@@ -573,11 +602,11 @@ Outcome Model::remote_refused(Qp& q, Rule fail, WcStatus st) {
                                                     const Arg& addr_ref, uint64_t len,
                                                     uint32_t right, bool atomic) {
   if (atomic && knob(Knob::atomic_align_check) == alt::atomic_align_check::post) [[unlikely]]
-    if (live(qps_, qp) && !rules::atomic_aligned<C>(resolve(addr_ref)))
+    if (!rules::atomic_aligned<C>(resolve(addr_ref)))
       return out(Rule::remote_atomic_align, Result::kEINVAL);  // the provider refuses the post
-  if (!serves(qp, right)) [[unlikely]]
+  Qp* q = &qps_[qp];  // live: dispatch checked it
+  if (!serves(*q, right)) [[unlikely]]
     return remote_unserved(qp, right);
-  Qp* q = &qps_[qp];
   // IBTA C9-88: a zero-length RDMA READ or WRITE need not carry a valid
   // R_Key or address; the responder checks neither, and nothing moves.
   if (len == 0 && !atomic) [[unlikely]]
@@ -613,8 +642,7 @@ Outcome Model::on_peer_cmp_swap(const args::peer_cmp_swap& a) {
 }
 
 Outcome Model::on_peer_send_inv(const args::peer_send_inv& a) {
-  Qp* q = live(qps_, a.qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.qp];
   if (q->type != qpt::RC) return transport_refused(*q);
   if (q->peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
   if (!responds(q->state)) {
@@ -633,8 +661,7 @@ Outcome Model::on_peer_send_inv(const args::peer_send_inv& a) {
 }
 
 Outcome Model::on_poll_cq(const args::poll_cq& a) {
-  Qp* q = live(qps_, a.qp);
-  if (!q) return out(Rule::handle_live, Result::kSKIP);
+  Qp* q = &qps_[a.qp];
   // Unsignaled successes leave the ring only with the next signaled entry.
   for (uint8_t i = 0; i < q->count; ++i) {
     const Cqe& e = q->ring[(q->head + i) % kMaxDepth];

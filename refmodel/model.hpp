@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "refmodel/layout.hpp"
+#include "refmodel/liveness.hpp"
 #include "refmodel/mutant.hpp"
 #include "refmodel/op.hpp"
 #include "refmodel/outcome.hpp"
@@ -58,7 +59,7 @@ class Model {
 #define OP(name, bin, kind, summary)     \
   Outcome step(const args::name& a) {    \
     consulted_ = 0;                      \
-    return on_##name(a);                 \
+    return run_ready(*this, a);          \
   }
   MWC_OPS(OP)
 #undef OP
@@ -88,9 +89,7 @@ class Model {
   // Returns whether QP qp's responder takes a request needing `right` at
   // all (else it is refused before any key is looked at).
   bool serves(uint32_t qp, uint32_t right) const {
-    const Qp* q = qp < qps_.size() && qps_[qp].live ? &qps_[qp] : nullptr;
-    return q && (q->type == qpt::RC || (q->type == qpt::UC && right == acc::REMOTE_WRITE)) &&
-           !q->peer_err && responds(q->state);
+    return qp < qps_.size() && qps_[qp].live && serves(qps_[qp], right);
   }
   // Returns the PD of QP qp (0 when it is no live QP).
   uint32_t qp_pd(uint32_t qp) const { return qp < qps_.size() ? qps_[qp].pd : 0; }
@@ -154,21 +153,30 @@ class Model {
                                                      bool atomic, RangeAlt range_alt) const {
     using C = ModelDomain;
     const auto yes = D::lit(0) == D::lit(0);
-    const auto refuse = [&](Rule r) { return RemoteCheck<D>{r, yes, yes}; };
+    // The facts the state's checks read (rules::kRemoteChain), then the
+    // first check they fail, in the chain's order.
     const layout::KeyObject k = layout::key_object(rkey);
+    rules::RemoteFacts<C> f{false, 0, false, kNoHandle, 0, true, qp, pd, right};
+    const Mw* w = nullptr;
+    const Mr* m = nullptr;
     if (k.window) {
-      const Mw* w = k.h < mws_.size() && mws_[k.h].live ? &mws_[k.h] : nullptr;
-      if (!w || w->rkey != rkey || w->state != MwState::Bound) [[unlikely]]
-        return refuse(Rule::remote_rkey);
-      if (w->pd != pd) [[unlikely]]
-        return refuse(Rule::remote_pd);
-      if (w->type == 2 && w->qp != qp) [[unlikely]]
-        return refuse(Rule::remote_type2_qp);
-      if (!rules::grants<C>(w->access, right)) [[unlikely]]
-        return refuse(Rule::remote_access);
-      const Mr* m = w->mr < mrs_.size() ? &mrs_[w->mr] : nullptr;
-      if (!m || !m->live || m->rkey(w->mr) != w->mr_rkey) [[unlikely]]
-        return refuse(Rule::remote_mr_live);
+      w = k.h < mws_.size() && mws_[k.h].live ? &mws_[k.h] : nullptr;
+      f.key_ok = w && w->rkey == rkey && w->state == MwState::Bound;
+      if (f.key_ok) [[likely]] {
+        m = w->mr < mrs_.size() ? &mrs_[w->mr] : nullptr;
+        f.pd = w->pd, f.type2 = w->type == 2, f.owner = w->qp, f.access = w->access;
+        f.mr_live = m && m->live && m->rkey(w->mr) == w->mr_rkey;
+      }
+    } else {
+      m = k.h < mrs_.size() ? &mrs_[k.h] : nullptr;
+      f.key_ok = m && m->live && m->rkey(k.h) == rkey;
+      if (f.key_ok) [[likely]]
+        f.pd = m->pd, f.access = m->access;
+    }
+    if (const Rule fail = rules::first_remote_refusal<C>(f); fail != Rule::remote_ok) [[unlikely]]
+      return RemoteCheck<D>{fail, yes, yes};
+    // Then the request's own values: its range, and an atomic's alignment.
+    if (w) {
       const auto zb = D::lit((w->access & acc::ZERO_BASED) != 0) == D::lit(1);
       return {Rule::remote_ok,
               rules::remote_range_ok<D>(raddr, len, zb, D::lit(w->addr), D::lit(w->len),
@@ -176,13 +184,6 @@ class Model {
               atomic ? rules::atomic_aligned<D>(rules::translate<D>(raddr, zb, D::lit(w->addr)))
                      : yes};
     }
-    const Mr* m = k.h < mrs_.size() ? &mrs_[k.h] : nullptr;
-    if (!m || !m->live || m->rkey(k.h) != rkey) [[unlikely]]
-      return refuse(Rule::remote_rkey);
-    if (m->pd != pd) [[unlikely]]
-      return refuse(Rule::remote_pd);
-    if (!rules::grants<C>(m->access, right)) [[unlikely]]
-      return refuse(Rule::remote_access);
     // range_sum_wraps's bug: the end compared as a 64-bit sum, which wraps.
     if (mutant_ == Mutant::range_sum_wraps) [[unlikely]]
       return {Rule::remote_ok,
@@ -199,8 +200,25 @@ class Model {
                                             : profile_[Knob::remote_range];
   }
 
-  // Handlers, one per op of the op table (called through dispatch()).
-#define OP(name, bin, kind, summary) Outcome on_##name(const args::name& a);
+  // What slot h of the table of kind K holds (liveness.hpp asks it).
+  template <HandleKind K>
+  Slot slot(uint32_t h) const {
+    const auto of = [h](const auto& table) {
+      return h >= table.size() ? Slot::outside : table[h].live ? Slot::live : Slot::free;
+    };
+    if constexpr (K == HandleKind::Buf) return of(bufs_);
+    else if constexpr (K == HandleKind::Pd) return of(pds_);
+    else if constexpr (K == HandleKind::Mr) return of(mrs_);
+    else if constexpr (K == HandleKind::Mw) return of(mws_);
+    else return of(qps_);
+  }
+  // Returns the outcome of an op whose handles are not as the op table
+  // says (liveness.hpp): skipped.
+  [[gnu::cold]] Outcome skipped();
+
+  // Handlers, one per op of the op table (called through run_ready(), so
+  // every handle they get is as its use in the op table says).
+#define OP(name, bin, kind, summary) [[gnu::noinline]] Outcome on_##name(const args::name& a);
   MWC_OPS(OP)
 #undef OP
 
@@ -249,6 +267,11 @@ class Model {
     Arg key;
   };
 
+  // Returns whether live QP q's responder takes a request needing `right`.
+  static bool serves(const Qp& q, uint32_t right) {
+    return (q.type == qpt::RC || (q.type == qpt::UC && right == acc::REMOTE_WRITE)) &&
+           !q.peer_err && responds(q.state);
+  }
   // Returns whether a QP in state s answers its peer's requests.
   static constexpr bool responds(QpState s) {
     return s == QpState::kRTR || s == QpState::kRTS || s == QpState::kSQD;

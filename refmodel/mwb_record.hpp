@@ -73,7 +73,7 @@ constexpr size_t kind_size(FieldKind k) {
 inline constexpr std::array<uint8_t, kCodeCount> kRecordSize = [] {
   std::array<uint8_t, kCodeCount> s{};
   int i = 0;
-#define MWC_SIZE(kind, fname, mode, def, lo, hi) +kind_size(FieldKind::kind)
+#define MWC_SIZE(kind, fname, mode, use, def, lo, hi) +kind_size(FieldKind::kind)
 #define OP(name, bin, kind, summary) s[i++] = static_cast<uint8_t>(1 MWC_FIELDS_##name(MWC_SIZE));
   MWC_OPS(OP)
 #undef OP
@@ -94,7 +94,7 @@ inline constexpr size_t kMaxRecordSize = [] {
 inline constexpr std::array<HandleKind, kOpCount> kAnchorKind = [] {
   std::array<HandleKind, kOpCount> a{};
   int i = 0;
-#define MWC_FIRST(kind, fname, mode, def, lo, hi) FieldKind::kind,
+#define MWC_FIRST(kind, fname, mode, use, def, lo, hi) FieldKind::kind,
 #define OP(name, bin, kind, summary) \
   a[i++] = handle_kind(std::array{MWC_FIELDS_##name(MWC_FIRST)}[0]);
   MWC_OPS(OP)
@@ -191,7 +191,7 @@ inline void decode_field(const uint8_t* p, Arg& a, const Caps& caps) {
 // held. Every field is in the record, so no default is needed.
 template <OpCode C>
 inline void decode_fields(const uint8_t* p, const Caps& caps, Op& op);
-#define MWC_DEC(kind, fname, mode, def, lo, hi)                                       \
+#define MWC_DEC(kind, fname, mode, use, def, lo, hi)                                       \
   detail::decode_field<FieldKind::kind, FieldMode::mode, lo, hi>(p, op.a[i++], caps); \
   p += kind_size(FieldKind::kind);
 #define OP(name, bin, kind, summary)                                                    \

@@ -3,8 +3,8 @@
 namespace mwc {
 namespace {
 
-#define MWC_DESC(kind, fname, mode, def, lo, hi) \
-  FieldDesc{#fname, FieldKind::kind, FieldMode::mode, def, lo, hi},
+#define MWC_DESC(kind, fname, mode, use, def, lo, hi) \
+  FieldDesc{#fname, FieldKind::kind, FieldMode::mode, def, lo, hi, HandleUse::use},
 #define OP(name, bin, kind, summary) constexpr FieldDesc kFields_##name[] = {MWC_FIELDS_##name(MWC_DESC)};
 MWC_OPS(OP)
 #undef OP
@@ -15,6 +15,15 @@ constexpr OpDesc kOps[] = {
     MWC_OPS(OP)
 #undef OP
 };
+
+// A handle field says what it needs of its object; no other field does.
+#define MWC_USE(kind, fname, mode, use, def, lo, hi)                             \
+  static_assert(is_handle(FieldKind::kind) == (HandleUse::use != HandleUse::Val), \
+                #fname ": a handle field needs a use other than Val, and only it");
+#define OP(name, bin, kind, summary) MWC_FIELDS_##name(MWC_USE)
+MWC_OPS(OP)
+#undef OP
+#undef MWC_USE
 
 // Every op fits the fixed-size record.
 #define OP(name, bin, kind, summary) \

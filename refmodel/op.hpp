@@ -31,6 +31,7 @@ struct FieldDesc {
   FieldMode mode;
   uint64_t def;  // default value (Opt); for handles, an Opt default is none
   uint64_t lo, hi;  // valid range of a U64
+  HandleUse use = HandleUse::Val;  // what a handle needs of its object before the op runs
 };
 
 struct OpDesc {
@@ -85,11 +86,11 @@ Arg store(const typename Type<K>::type& x) {
   else return Arg{x, kNoHandle, 0};
 }
 
-#define MWC_VIEW_MEMBER(kind, fname, mode, def, lo, hi) \
+#define MWC_VIEW_MEMBER(kind, fname, mode, use, def, lo, hi) \
   typename Type<FieldKind::kind>::type fname;
-#define MWC_VIEW_LOAD(kind, fname, mode, def, lo, hi) \
+#define MWC_VIEW_LOAD(kind, fname, mode, use, def, lo, hi) \
   fname(load<FieldKind::kind>(op.a[i++])),
-#define MWC_VIEW_STORE(kind, fname, mode, def, lo, hi) \
+#define MWC_VIEW_STORE(kind, fname, mode, use, def, lo, hi) \
   op.a[i++] = store<FieldKind::kind>(fname);
 #define OP(name, bin, kind, summary)                             \
   struct name {                                                  \

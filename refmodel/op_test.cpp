@@ -110,7 +110,7 @@ Sample sample(FieldKind k, uint64_t def, uint64_t lo, uint64_t hi) {
 // Every op, every field set through its builder's named member, gives the
 // op the parser reads from the text naming the same values.
 TEST(OpTable, ATypedBuilderMakesTheOpItsTextParsesTo) {
-#define MWC_SET(kind, fname, mode, def, lo, hi)                                       \
+#define MWC_SET(kind, fname, mode, use, def, lo, hi)                                       \
   {                                                                                   \
     const Sample s = sample(FieldKind::kind, def, lo, hi);                            \
     b.fname = args::load<FieldKind::kind>(s.arg);                                     \

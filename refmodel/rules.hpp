@@ -9,7 +9,9 @@
 // break one template on purpose and see theorems and properties fail.
 #pragma once
 #include <cstdint>
+#include <iterator>
 #include <span>
+#include <utility>
 #include <string_view>
 
 #include "refmodel/layout.hpp"
@@ -204,6 +206,69 @@ typename D::Bool remote_range_ok(typename D::U64 raddr, typename D::U64 len,
       D::ite(zero_based, range_within<D>(raddr, len, D::lit(0), win_len),
              range_within<D>(raddr, len, win_addr, win_len));
   return D::decide(RuleFn::remote_range_ok, in_window && in_mr);
+}
+
+// What the remote-access checks read of the object an rkey names and of the
+// request, as terms of domain D. For an MR, type2 is false and mr_live true.
+template <class D>
+struct RemoteFacts {
+  typename D::Bool key_ok;   // a live MR of that rkey, or a bound window of it
+  typename D::U64 pd;        // the target's PD
+  typename D::Bool type2;    // a type 2 window...
+  typename D::U64 owner;     // ...and the QP it is bound to
+  typename D::U64 access;    // the rights the target grants
+  typename D::Bool mr_live;  // a window's MR is still the registration it was bound to
+  typename D::U64 qp, qp_pd, right;  // the request: its QP, that QP's PD, the right it needs
+};
+// The checks the state decides a remote access by, in the order they
+// decide: the model refuses with the first that fails (the request's own
+// range and alignment come after it), the theorems state their conjunction.
+// Written once, here.
+template <class D>
+struct RemoteCheckLink {
+  Rule rule;
+  typename D::Bool (*holds)(const RemoteFacts<D>& f);
+};
+template <class D>
+inline constexpr RemoteCheckLink<D> kRemoteChain[] = {
+    {Rule::remote_rkey, [](const RemoteFacts<D>& f) { return f.key_ok; }},
+    {Rule::remote_pd, [](const RemoteFacts<D>& f) { return f.pd == f.qp_pd; }},
+    {Rule::remote_type2_qp, [](const RemoteFacts<D>& f) { return !f.type2 || f.owner == f.qp; }},
+    {Rule::remote_access, [](const RemoteFacts<D>& f) { return grants<D>(f.access, f.right); }},
+    {Rule::remote_mr_live, [](const RemoteFacts<D>& f) { return f.mr_live; }},
+};
+
+// Calls stop(link) on each link of a constexpr chain in order until it
+// returns true; returns whether one did. Unrolled, so that the model's
+// walks call each link's functions directly and inline them.
+template <const auto& Chain, class F, size_t... I>
+[[gnu::always_inline]] inline bool walk(F&& stop, std::index_sequence<I...>) {
+  return (stop(Chain[I]) || ...);
+}
+template <const auto& Chain, class F>
+[[gnu::always_inline]] inline bool walk(F&& stop) {
+  return walk<Chain>(stop, std::make_index_sequence<std::size(Chain)>{});
+}
+
+// Returns the rule of the first link of kRemoteChain that facts f fail, or
+// remote_ok: the model's walk (a domain whose Bool is bool).
+template <class D>
+[[gnu::always_inline]] inline Rule first_remote_refusal(const RemoteFacts<D>& f) {
+  Rule fail = Rule::remote_ok;
+  walk<kRemoteChain<D>>([&](const RemoteCheckLink<D>& c) {
+    if (c.holds(f)) return false;
+    fail = c.rule;
+    return true;
+  });
+  return fail;
+}
+// Returns whether facts f pass every link of kRemoteChain: the theorems'
+// reading of the chain.
+template <class D>
+typename D::Bool remote_chain_ok(const RemoteFacts<D>& f) {
+  auto all = D::lit(0) == D::lit(0);
+  for (const auto& link : kRemoteChain<D>) all = all && link.holds(f);
+  return all;
 }
 
 // remote.atomic_align: returns whether an atomic's address is 8-aligned.

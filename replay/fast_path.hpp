@@ -140,7 +140,7 @@ class FastPathT {
     const Outcome o = model_.step(op);
     last_mr_ = kNoHandle;
     switch (op.code) {
-#define MWC_TOUCH(kind, fname, mode, def, lo, hi) touch<FieldKind::kind>(op.a[i++]);
+#define MWC_TOUCH(kind, fname, mode, use, def, lo, hi) touch<FieldKind::kind>(op.a[i++]);
 #define OP(name, bin, kind, summary) \
   case OpCode::name: {          \
     int i = 0;                  \
@@ -241,7 +241,7 @@ class FastPathT {
     if constexpr (is_handle(K)) touch<K>(Arg{0, x, 0});
     else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey) touch<K>(x);
   }
-#define MWC_TOUCH_V(kind, fname, mode, def, lo, hi) touch_field<FieldKind::kind>(v.fname);
+#define MWC_TOUCH_V(kind, fname, mode, use, def, lo, hi) touch_field<FieldKind::kind>(v.fname);
 #define OP(name, bin, kind, summary) \
   void touch_view(const args::name& v) { MWC_FIELDS_##name(MWC_TOUCH_V) }
   MWC_OPS(OP)

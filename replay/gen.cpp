@@ -33,7 +33,7 @@ constexpr int8_t index_of(std::initializer_list<std::string_view> names, std::st
   }
   return -1;
 }
-#define MWC_FIELD_NAME(kind, fname, mode, def, lo, hi) #fname,
+#define MWC_FIELD_NAME(kind, fname, mode, use, def, lo, hi) #fname,
 // Each op's field `len` and field `type`, from the op table.
 constexpr int8_t kLenField[] = {
 #define OP(name, bin, kind, summary) index_of({MWC_FIELDS_##name(MWC_FIELD_NAME)}, "len"),
@@ -52,7 +52,7 @@ constexpr bool has(std::initializer_list<FieldKind> kinds, FieldKind k) {
     if (x == k) return true;
   return false;
 }
-#define MWC_FIELD_KIND(kind, fname, mode, def, lo, hi) FieldKind::kind,
+#define MWC_FIELD_KIND(kind, fname, mode, use, def, lo, hi) FieldKind::kind,
 // Whether an op binds a window: a work request that names a window and an MR.
 constexpr bool kBinds[] = {
 #define OP(name, bin, kind, summary)                                                   \

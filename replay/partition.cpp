@@ -65,7 +65,7 @@ void Partition::add(const Op& op) {
   uint32_t first = kNone;
   last_ = kNone;
   switch (op.code) {
-#define MWC_LINK(kind, fname, mode, def, lo, hi) link<FieldKind::kind>(op.a[i++], first);
+#define MWC_LINK(kind, fname, mode, use, def, lo, hi) link<FieldKind::kind>(op.a[i++], first);
 #define OP(name, bin, kind, summary) \
   case OpCode::name: {          \
     int i = 0;                  \

@@ -36,6 +36,15 @@ E bind_access_ok(const E& mw, const E& mr, const Profile& p) {
   return all;
 }
 
+// Returns whether a remote access needing `right` passes every check of the
+// chain the model walks (rules::kRemoteChain) through a bound window with
+// access `mw`, of the QP's PD and, type 2, bound to that QP.
+template <class D>
+E remote_through_window_ok(const E& mw, const E& right) {
+  const E pd = var("pd"), qp = var("qp");
+  return rules::remote_chain_ok<D>({yes(), pd, bvar("type2"), qp, mw, yes(), qp, pd, right});
+}
+
 // Returns the conjunction of f(profile) over the five profiles.
 template <class F>
 E every_profile(F f) {
@@ -86,8 +95,10 @@ std::vector<Theorem> theorems() {
     const Profile det = profile(ProfileId::det);
     const E eacces = !bit(mr, acc::MW_BIND) || (writes && !bit(mr, acc::LOCAL_WRITE)) ||
                      (bit(mw, acc::REMOTE_READ) && !bit(mr, acc::LOCAL_READ));
-    const E passes = rules::mr_allows_binding<D>(mr) && rules::mw_write_backed<D>(mw, mr) &&
-                     rules::mw_read_backed<D>(mw, mr, det[Knob::local_read]);
+    // The links of the chain that refuse with EACCES, as the model walks them.
+    E passes = yes();
+    for (const auto& c : rules::kBindAccessChain<D>)
+      if (c.err == Result::kEACCES) passes = passes && c.holds(mw, mr, c.uses_knob ? det[c.knob] : 0);
     ts.push_back({"access.det_eacces", {R::bind_mr_mw_bind, R::bind_local_write, R::bind_local_read},
                   "det_bind(3) EACCES exactly when the MR lacks MW_BIND, a write or atomic "
                   "right lacks LOCAL_WRITE, or a read right lacks LOCAL_READ on the MR",
@@ -118,7 +129,7 @@ std::vector<Theorem> theorems() {
                                                   : yes();
                   return z3::implies(
                       one_right && rules::mr_access_valid<D>(mr) && bind_access_ok<D>(mw, mr, p) &&
-                          rules::grants<D>(mw, right),
+                          remote_through_window_ok<D>(mw, right),
                       (mw & right) == right &&
                           z3::implies(right != Sym::lit(acc::REMOTE_READ), bit(mr, acc::LOCAL_WRITE)) &&
                           backed_read);

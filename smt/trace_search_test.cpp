@@ -46,7 +46,9 @@ TEST(TraceSearch, TheSameSearchGivesTheSameBytes) {
   const auto a = search_traces(rxe, ProfileId::ibta, 5, Scope{}), b = search_traces(rxe, ProfileId::ibta, 5, Scope{});
   for (int i = 0; i < kInvariantCount; ++i) {
     ASSERT_EQ(bool(a.cex[i]), bool(b.cex[i]));
-    if (a.cex[i]) EXPECT_EQ(print_text(a.cex[i]->trace), print_text(b.cex[i]->trace));
+    if (a.cex[i]) {
+      EXPECT_EQ(print_text(a.cex[i]->trace), print_text(b.cex[i]->trace));
+    }
   }
   EXPECT_EQ(a.stats.states, b.stats.states);
 }

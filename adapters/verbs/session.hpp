@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "adapters/verbs/book.hpp"
+#include "refmodel/liveness.hpp"
 #include "refmodel/op.hpp"
 #include "refmodel/outcome.hpp"
 #include "refmodel/trace.hpp"
@@ -58,6 +59,23 @@ class Session {
   // Executes one op on the device. Returns its outcome.
   Outcome step(const Op& op);
 
+  // What slot h of the table of kind K holds (refmodel/liveness.hpp asks it).
+  template <HandleKind K>
+  Slot slot(uint32_t h) const {
+    const auto of = [h](const auto& table, auto held) {
+      return h >= table.size() ? Slot::outside : held(table[h]) ? Slot::live : Slot::free;
+    };
+    if constexpr (K == HandleKind::Buf) return of(bufs_, [](const Buf& b) { return b.live; });
+    else if constexpr (K == HandleKind::Pd) return of(pds_, [](const Pd& p) { return p.pd != nullptr; });
+    else if constexpr (K == HandleKind::Mr) return of(mrs_, [](const Mr& m) { return m.mr != nullptr; });
+    else if constexpr (K == HandleKind::Mw) return of(mws_, [](const Mw& w) { return w.mw != nullptr; });
+    else return of(qps_, [](const Qp& q) { return q.qp != nullptr; });
+  }
+  // Returns the outcome of an op whose handles are not as the op table says.
+  Outcome skipped() const;
+
+  // Handlers, one per op (called through run_ready(), so every handle they
+  // get is as its use in the op table says).
 #define OP(name, bin, kind, summary) Outcome on_##name(const args::name& a);
   MWC_OPS(OP)
 #undef OP
