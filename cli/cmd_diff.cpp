@@ -2,6 +2,7 @@
 
 #include "adapters/backend.hpp"
 #include "cli/app.hpp"
+#include "compare/divergence.hpp"
 #include "cli/guest.hpp"
 #include "cli/commands.hpp"
 #include "cli/json_out.hpp"
@@ -64,8 +65,9 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
     mark_trace(static_cast<size_t>(&path - o.files.data()), err);
     b[0]->run(*t, oa);
     b[1]->run(*t, ob);
-    size_t i = 0;
-    while (i < t->ops.size() && oa[i] == ob[i]) ++i;
+    // Ops a dead device never ran are a difference here: the two did not do the same.
+    const auto d = first_divergence(oa, ob, 0, NotRun::compared);
+    const size_t i = d ? d->op : t->ops.size();
     if (o.json) {
       nlohmann::ordered_json f{{"file", path}, {"ops", t->ops.size()}, {"notes", {{"a", b[0]->note()}, {"b", b[1]->note()}}}};
       if (i < t->ops.size()) {

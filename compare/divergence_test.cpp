@@ -25,6 +25,9 @@ TEST(FirstDivergence, TheFirstOpThatDiffersAndWhetherADifferingKnobWasConsulted)
   b[2].ret = Result::kNOTRUN;
   EXPECT_FALSE(first_divergence(a, b, 0));
   EXPECT_FALSE(first_divergence(a, a, 0));
+  // ... unless asked: for diff, a device that ran nothing did not do the same.
+  ASSERT_TRUE(first_divergence(a, b, 0, NotRun::compared));
+  EXPECT_EQ(first_divergence(a, b, 0, NotRun::compared)->op, 2u);
 }
 
 }  // namespace
