@@ -56,6 +56,11 @@ DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& 
     if (stream) {
       nlohmann::json j{{"trace", dt.trace}, {"note", dt.note}};
       for (const auto& o : dt.outcomes) j["outcomes"].push_back(to_text(o));
+      // What the device was seen to do beyond the outcome's text (the
+      // responder refused what the requester was told succeeded).
+      for (size_t k = 0; k < dt.outcomes.size(); ++k)
+        if (dt.outcomes[k].rule != Rule::observed && by_device(dt.outcomes[k].rule))
+          j["seen"].push_back({{"op", k}, {"rule", rule_desc(dt.outcomes[k].rule).id}});
       *stream << j.dump() << std::endl;
     }
     col.traces.push_back(std::move(dt));
@@ -101,6 +106,11 @@ bool read_device_stream(const std::string& text, DeviceColumn& col) {
         t.outcomes.clear();
         for (const auto& o : j.value("outcomes", nlohmann::json::array()))
           if (o.is_string()) t.outcomes.push_back(outcome_from_text(o.get<std::string>()));
+        for (const auto& s : j.value("seen", nlohmann::json::array())) {
+          const size_t k = s.value("op", size_t{0});
+          const auto r = rule_from_id(s.value("rule", ""));
+          if (k < t.outcomes.size() && r && by_device(*r)) t.outcomes[k].rule = *r;
+        }
         t.note = j.value("note", "");
       }
     } else if (j.contains("send_depths") && j["send_depths"].is_array()) {

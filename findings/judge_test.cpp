@@ -118,5 +118,20 @@ TEST(Judge, TheStreamReadsBackAsItWasWritten) {
   EXPECT_TRUE(back.shrunk[0].minimal);
 }
 
+TEST(Judge, WhatTheDeviceWasSeenToDoCrossesTheStream) {
+  // The responder's refusal under a requester's success is no part of the
+  // outcome's text: the stream carries it beside the outcomes.
+  DeviceColumn back;
+  back.traces.push_back({"t.mwt", {}, {}});
+  ASSERT_TRUE(read_device_stream(
+      R"({"trace":"00000-t.mwt","note":"","outcomes":["OK","IBV_WC_SUCCESS"],)"
+      R"("seen":[{"op":1,"rule":"device.responder_refused"},{"op":0,"rule":"inv.rkey"},{"op":7,"rule":"x"}]})"
+      "\n",
+      back));
+  ASSERT_EQ(back.traces[0].outcomes.size(), 2u);
+  EXPECT_EQ(back.traces[0].outcomes[1].rule, Rule::responder_refused);
+  EXPECT_EQ(back.traces[0].outcomes[0].rule, Rule::observed);  // a model's rule is not the device's to claim
+}
+
 }  // namespace
 }  // namespace mwc::findings

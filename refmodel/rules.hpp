@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <utility>
 #include <string_view>
@@ -45,6 +46,8 @@ struct RuleDesc {
 std::span<const RuleDesc> rule_descs();
 // Returns one rule's description.
 const RuleDesc& rule_desc(Rule r);
+// Returns the rule whose id ("inv.rkey") is `id`, if any.
+std::optional<Rule> rule_from_id(std::string_view id);
 
 // The rule templates below, one entry each: T(name).
 #define MWC_RULE_TEMPLATES(T)                                                     \
