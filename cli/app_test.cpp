@@ -102,7 +102,7 @@ TEST(App, ProfilesShowsFiveProfilesAndTheKnobs) {
   const Ran r = mwcheck({"profiles"});
   EXPECT_EQ(r.status, 0);
   for (const char* p : {"ibta", "verbs", "det", "rxe", "mlx5"}) EXPECT_NE(r.out.find(p), std::string::npos);
-  EXPECT_NE(r.out.find("5 profiles, 19 knobs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5 profiles, 20 knobs"), std::string::npos) << r.out;
   const Ran j = mwcheck({"profiles", "--json"});
   EXPECT_EQ(j.status, 0);
   EXPECT_NE(j.out.find("\"alternatives\""), std::string::npos);

@@ -325,6 +325,8 @@ Outcome Model::on_create_qp(const args::create_qp& a) {
   // The state is reached as a consumer reaches it, by the legal transitions
   // from RESET (ibv_create_qp(3) makes a QP in RESET): SQE is not one of them.
   if (st == QpState::kSQE) return out(Rule::qp_transition, Result::kEINVAL);
+  if (st == QpState::kERR && knob(Knob::reset_to_err) == alt::reset_to_err::refused)
+    return out(Rule::qp_transition, Result::kEINVAL);
   Qp& q = qps_[a.h];
   q = Qp{};
   q.live = true;
@@ -342,7 +344,8 @@ Outcome Model::on_modify_qp(const args::modify_qp& a) {
   using S = QpState;
   const auto to = static_cast<S>(a.state);
   const S from = q->state;
-  bool ok = to == S::kRESET || to == S::kERR;
+  bool ok = to == S::kRESET ||
+            (to == S::kERR && (from != S::kRESET || knob(Knob::reset_to_err) == alt::reset_to_err::allowed));
   ok = ok || (from == S::kRESET && to == S::kINIT) || (from == S::kINIT && to == S::kINIT) ||
        (from == S::kINIT && to == S::kRTR) || (from == S::kRTR && to == S::kRTS) ||
        (from == S::kRTS && (to == S::kRTS || to == S::kSQD)) ||

@@ -165,6 +165,8 @@ std::string knob_body(Knob k, const Numbers& n) {
       return "reg_mr m2 pd=p0 addr=b0+1 len=0\n";
     case Knob::zero_based_mr:  // one byte past the page's start
       return "reg_mr m2 pd=p0 addr=b0+1 len=1 access=ZERO_BASED\n";
+    case Knob::reset_to_err:
+      return "create_qp q3 pd=p0 state=RESET\nmodify_qp q3 state=ERR\n";
   }
   return "";
 }

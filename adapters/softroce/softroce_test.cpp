@@ -26,11 +26,11 @@ TEST(SoftRoce, RxeGivesTheModelsOutcomesOnTracesItImplements) {
   std::string files;
   for (const char* t : {"010_bind_type1_basic", "019_bind_send_ordered", "033_type2_zero_based",
                         "035_type2_local_inv", "053_rdma_reg_msgs_read", "109_knob_remote_range",
-                        "124_zero_length_mr", "125_zero_based_mr_page"})
+                        "124_zero_length_mr", "125_zero_based_mr_page", "126_reset_to_err"})
     files += " " + kCorpus + t + ".mwt";
   std::string out;
   EXPECT_EQ(mwcheck("diff --against device:softroce --against profile:rxe" + files, out), 0) << out;
-  EXPECT_NE(out.find("diff: 0 of 8 traces diverge"), std::string::npos) << out;
+  EXPECT_NE(out.find("diff: 0 of 9 traces diverge"), std::string::npos) << out;
   EXPECT_NE(out.find("softroce ("), std::string::npos) << out;  // the guest's kernel and timings
 }
 
