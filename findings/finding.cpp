@@ -153,8 +153,12 @@ std::string verb_of(OpCode c) {
   std::string v;
   while (!s.empty() && (s.starts_with("ibv_") || s.starts_with("IBV_") || s.starts_with("rdma_"))) {
     const size_t sp = std::min(s.find(' '), s.size());
-    v += (v.empty() ? "" : " ") + std::string(s.substr(0, sp));
+    std::string_view word = s.substr(0, sp);
     s.remove_prefix(std::min(sp + 1, s.size()));
+    const bool last = word.ends_with(':');  // "rdma_reg_read: LOCAL_WRITE|..." names one verb
+    if (last) word.remove_suffix(1);
+    v += (v.empty() ? "" : " ") + std::string(word);
+    if (last) break;
   }
   return v.empty() ? std::string(d.name) : v;
 }

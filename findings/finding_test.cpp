@@ -60,6 +60,14 @@ TEST(Classify, AnAckedRefusalIsOneFindingWhicheverCheckRefused) {
   EXPECT_NE(c.key, classify(t, dev, model, "").key);
 }
 
+TEST(Classify, VerbsAreNamedAsUsersKnowThem) {
+  Symptom s;
+  s.severity = Severity::unsupported;
+  s.why = "why";
+  EXPECT_EQ(summarize(s, "rdma_reg_read"), "rdma_reg_read: why");
+  EXPECT_EQ(summarize(s, "peer_read"), "IBV_WR_RDMA_READ from the peer: why");
+}
+
 TEST(Classify, UnsupportedVerbsAndQueueDepthAreNoFailures) {
   const Trace t = parse(kRemote);
   std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
