@@ -251,11 +251,6 @@ bool write_initrd(const Image& img, const fs::path& dir, std::vector<std::string
   return true;
 }
 
-// Returns the error of a guest that never came up.
-std::string not_booted(int tries) {
-  return "the guest did not boot (" + std::to_string(tries) + " tries); its console ends:\n";
-}
-
 }  // namespace
 
 bool parse_device(std::string_view spec, VmOptions& o) {
@@ -284,20 +279,25 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
   const fs::path dir = tmpl;
   bool kvm = o.kvm;
   int failed_boots = 0;  // in a row, before MWCHECK-READY
+  int unready = 0;       // boots that ran nothing of ours: not counted against max_boots
   size_t done = 0;       // traces finished or lost so far
-  while ((done < files.size() || (files.empty() && g.times.boots == 0)) &&
-         g.times.boots < o.max_boots) {
+  while ((done < files.size() || (files.empty() && g.times.boots == unready)) &&
+         g.times.boots - unready < o.max_boots) {
     const std::vector<std::string> rest(files.begin() + static_cast<long>(done), files.end());
     if (!write_initrd(img, dir, args, files_as_args, rest, done, g.error)) break;
     Boot b = boot_once(o, kvm, img, dir, done, console);
     ++g.times.boots;
     if (kvm && b.boot_s == 0) {  // KVM did not boot the kernel here: TCG it is
       kvm = false;
+      ++unready;
       continue;
     }
     // A guest that died or went silent before it was ready ran nothing of
     // ours: that is the host's trouble (a starved emulator), no finding.
-    if (b.boot_s == 0 && b.end != End::finished && ++failed_boots < kBootTries) continue;
+    if (b.boot_s == 0 && b.end != End::finished && ++failed_boots < kBootTries) {
+      ++unready;
+      continue;
+    }
     if (b.boot_s > 0) failed_boots = 0;
     g.times.boot_s += b.boot_s;
     g.times.run_s += b.run_s;
@@ -319,7 +319,8 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
       break;
     }
     if (b.boot_s == 0) {
-      g.error = not_booted(kBootTries) + b.console;
+      g.error = "the guest did not boot (" + std::to_string(kBootTries) +
+                " tries); its console ends:\n" + b.console;
       break;
     }
     if (b.last_trace < 0 || static_cast<size_t>(b.last_trace) >= rest.size()) {
