@@ -1,10 +1,15 @@
 // The replay's data path, shaped like a NIC's: a peer's RDMA read, write or
 // atomic through the current key of a window or an MR is checked against
 // flat per-slot copies (QP word; window or MR slot with the fields the
-// rules read, the window's MR folded in). An op that runs on the model makes
-// the copies of the objects it names stale; a stale copy is taken from the
-// model again when next read (an MR's at once, with a generation that the
-// windows copied from it compare). The checks are the rule templates of rules.hpp
+// rules read, the window's MR folded in). An op that runs on the model
+// retakes the copies of the windows and MRs it names at once (the next
+// access through them is likely; an MR's with a generation that the
+// windows copied from it compare) and makes its QPs' stale, taken again
+// when next read (a QP goes through several states in a row). What an op
+// can change follows from its kind in the op table: only a Resource op
+// (de)registers an MR (a bind counts its MR's windows, which no copy
+// holds), and a Poll op changes its QP's completion ring alone, which no
+// copy holds either. The checks are the rule templates of rules.hpp
 // (grants, remote_range_ok, translate, atomic_aligned) on those copies. A
 // pass means the model would answer the usual success and change nothing;
 // anything else (a refusal, a stale copy, an op of another shape) runs on
@@ -128,25 +133,26 @@ class FastPathT {
       }
     }
     const Outcome o = model_.step(v);
-    last_mr_ = kNoHandle;
+    last_mr_ = last_win_ = kNoHandle;
     touch_view(v);
     return o;
   }
 
   // Returns the model's outcome of op; the copies of every object op names
-  // (its handles, its addresses' bases, its keys' objects) become stale,
-  // to be taken again from the model when next read.
+  // (its handles, its addresses' bases, its keys' objects) and its kind
+  // can change are taken again (windows, MRs) or made stale (QPs).
   Outcome slow(const Op& op) {
     const Outcome o = model_.step(op);
-    last_mr_ = kNoHandle;
+    last_mr_ = last_win_ = kNoHandle;
     switch (op.code) {
-#define MWC_TOUCH(kind, fname, mode, use, def, lo, hi) touch<FieldKind::kind>(op.a[i++]);
-#define OP(name, bin, kind, summary) \
-  case OpCode::name: {          \
-    int i = 0;                  \
-    MWC_FIELDS_##name(MWC_TOUCH) \
-    (void)i;                    \
-    break;                      \
+#define MWC_TOUCH(kind, fname, mode, use, def, lo, hi) touch<FieldKind::kind, K>(op.a[i++]);
+#define OP(name, bin, kind, summary)          \
+  case OpCode::name: {                        \
+    [[maybe_unused]] constexpr OpKind K = OpKind::kind; \
+    int i = 0;                                \
+    MWC_FIELDS_##name(MWC_TOUCH)              \
+    (void)i;                                  \
+    break;                                    \
   }
       MWC_OPS(OP)
 #undef OP
@@ -165,7 +171,7 @@ class FastPathT {
   // (the windows' current keys, then the MRs' keys), the QP words, the MR
   // generations.
   // QP and window copies are stale (to be taken from the model when read)
-  // until first read, and after an op names their object.
+  // until first read; a QP's also after an op names it.
   static constexpr uint8_t kStaleQp = 0x80;
   struct HotSlot;
   struct QpWord;
@@ -236,39 +242,53 @@ class FastPathT {
   };
 
   // Marks what one field of a typed view names (handles, addresses, keys).
-  template <FieldKind K, class T>
+  template <FieldKind K, OpKind O, class T>
   void touch_field(const T& x) {
-    if constexpr (is_handle(K)) touch<K>(Arg{0, x, 0});
-    else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey) touch<K>(x);
+    if constexpr (is_handle(K)) touch<K, O>(Arg{0, x, 0});
+    else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey) touch<K, O>(x);
   }
-#define MWC_TOUCH_V(kind, fname, mode, use, def, lo, hi) touch_field<FieldKind::kind>(v.fname);
-#define OP(name, bin, kind, summary) \
-  void touch_view(const args::name& v) { MWC_FIELDS_##name(MWC_TOUCH_V) }
+#define MWC_TOUCH_V(kind, fname, mode, use, def, lo, hi) \
+  touch_field<FieldKind::kind, K>(v.fname);
+#define OP(name, bin, kind, summary)                          \
+  void touch_view(const args::name& v) {                      \
+    [[maybe_unused]] constexpr OpKind K = OpKind::kind;       \
+    MWC_FIELDS_##name(MWC_TOUCH_V)                            \
+  }
   MWC_OPS(OP)
 #undef OP
 #undef MWC_TOUCH_V
 
-  template <FieldKind K>
+  // Makes the copy of what field `a` of an op of kind O names stale, where
+  // an op of that kind can change it.
+  template <FieldKind K, OpKind O>
   void touch(const Arg& a) {
-    if constexpr (K == FieldKind::Qp) {
+    constexpr bool mrs = O == OpKind::Resource;  // (de)registers MRs
+    if constexpr (K == FieldKind::Qp && O != OpKind::Poll) {
       if (a.h < qps_.size()) qps_[a.h].serves = kStaleQp;
     } else if constexpr (K == FieldKind::Mw) {
       stale_win(a.h);
-    } else if constexpr (K == FieldKind::Mr) {
+    } else if constexpr (K == FieldKind::Mr && mrs) {
       stale_mr(a.h);
     } else if constexpr (K == FieldKind::Addr) {
       if (a.tag == static_cast<uint8_t>(AddrBase::Mw)) stale_win(a.h);
-      if (a.tag == static_cast<uint8_t>(AddrBase::Mr)) stale_mr(a.h);
+      if (mrs && a.tag == static_cast<uint8_t>(AddrBase::Mr)) stale_mr(a.h);
     } else if constexpr (K == FieldKind::Rkey) {
       // Keys keep their object's index: a raw key names it by index.
-      if (a.tag == static_cast<uint8_t>(RkeyBase::Mr)) stale_mr(a.h);
-      else if (a.tag != static_cast<uint8_t>(RkeyBase::Raw)) stale_win(a.h);
-      else if (const layout::KeyObject k = layout::key_object(a.h); k.window) stale_win(k.h);
-      else stale_mr(k.h);
+      if (a.tag == static_cast<uint8_t>(RkeyBase::Mr)) {
+        if (mrs) stale_mr(a.h);
+      } else if (a.tag != static_cast<uint8_t>(RkeyBase::Raw)) {
+        stale_win(a.h);
+      } else if (const layout::KeyObject k = layout::key_object(a.h); k.window) {
+        stale_win(k.h);
+      } else if (mrs) {
+        stale_mr(k.h);
+      }
     }
   }
+  // A window an op named is used next, as a rule: taken again at once, so
+  // that its next access passes the record loop's check word.
   void stale_win(uint32_t h) {
-    if (h < wins_.size()) wins_[h].state = kStale, hot_[h].rights = 0;
+    if (h < wins_.size() && h != last_win_) refresh_win(h), last_win_ = h;
   }
   // MRs change seldom, and windows copy them: taken again at once.
   void stale_mr(uint32_t h) {
@@ -368,6 +388,7 @@ class FastPathT {
   std::vector<uint32_t> mr_gen_;  // and one more: the fixed generation of the MRs' own words
   std::vector<HotSlot> hot_;      // windows, then MRs
   uint32_t last_mr_ = kNoHandle;  // the MR the op being touched refreshed last
+  uint32_t last_win_ = kNoHandle;  // and the window
   uint64_t hits_ = 0, hot_hits_ = 0;
 };
 
