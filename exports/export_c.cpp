@@ -51,7 +51,9 @@ std::string to_c(const Reproducer& r) {
   const size_t n = ops_to_run(r);
   std::string s = "/* " + comment_safe(header_title(r), "*/") + "\n";
   for (const std::string& line : header_lines(r, n)) s += " *" + (line.empty() ? "" : " " + comment_safe(line, "*/")) + "\n";
-  s += " *\n * Build and run:  cc -o repro repro.c -libverbs && ./repro [DEVICE]\n";
+  s += " *\n * Build and run:  cc -o repro repro.c -libverbs && ./repro [DEVICE]\n"
+       " * MWC_PORT (1) and MWC_GID_INDEX (the first RoCE v2 IPv4 GID) pick the port and\n"
+       " * the GID loopback connections use; MWC_OP_TIMEOUT_MS (3000) how long an op may take.\n";
   s += " * Exit status: 1 the finding reproduces, 0 every op as expected (fixed),\n"
        " * 3 an earlier op already differed (another path), 2 setup failed. */\n\n";
   s += vocabulary() + "\n" + std::string(kRuntime) + "\n" + prototypes() + "\n";

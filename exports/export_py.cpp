@@ -48,6 +48,8 @@ std::string to_pyverbs(const Reproducer& r) {
   std::string s = "#!/usr/bin/env python3\n# " + comment_safe(header_title(r), "") + "\n";
   for (const std::string& line : header_lines(r, n)) s += "#" + (line.empty() ? "" : " " + comment_safe(line, "")) + "\n";
   s += "#\n# Run: python3 test_repro.py [-v]   (MWC_DEVICE=NAME picks the device)\n"
+       "# MWC_PORT (1) and MWC_GID_INDEX (the first RoCE v2 IPv4 GID) pick the port and\n"
+       "# the GID loopback connections use; MWC_OP_TIMEOUT_MS (3000) how long an op may take.\n"
        "# The test fails when the device differs from the specification: its\n"
        "# message says REPRODUCED when the finding shows at its op, OTHER PATH\n"
        "# when an earlier op already differed.\n";

@@ -85,6 +85,30 @@ TEST(Exports, EveryOpOfTheTableHasACRuntimeFunction) {
               std::string::npos);
 }
 
+TEST(Exports, TheCProgramRefusesAPortOrGidIndexOutOfRangeBeforeOpeningADevice) {
+  // MWC_PORT and MWC_GID_INDEX pick what mwcheck's --port and --gid-index
+  // pick; a bad value is a setup failure (exit 2) that names it, on any
+  // machine, with or without a device.
+  const fs::path dir = scratch("env");
+  write(dir / "repro.c", to_c(reproducer(every_op())));
+  const std::string bin = (dir / "repro").string();
+  std::string out;
+  ASSERT_EQ(sh(std::string(kCflags) + " -o " + bin + " " + (dir / "repro.c").string() + " -libverbs", &out), 0)
+      << out;
+  const std::pair<const char*, const char*> bad[] = {
+      {"MWC_PORT=0", "setup: MWC_PORT=0: give a whole number from 1 to 255"},
+      {"MWC_PORT=256", "setup: MWC_PORT=256: give a whole number from 1 to 255"},
+      {"MWC_PORT=1x", "setup: MWC_PORT=1x: give a whole number from 1 to 255"},
+      {"MWC_PORT=", "setup: MWC_PORT=: give a whole number from 1 to 255"},
+      {"MWC_GID_INDEX=-1", "setup: MWC_GID_INDEX=-1: give a whole number from 0 to 255"},
+      {"MWC_OP_TIMEOUT_MS=0", "setup: MWC_OP_TIMEOUT_MS=0: give a whole number from 10 to 600000"},
+  };
+  for (const auto& [env, says] : bad) {
+    EXPECT_EQ(sh(std::string(env) + " " + bin, &out), 2) << env << ": " << out;
+    EXPECT_NE(out.find(says), std::string::npos) << env << ": " << out;
+  }
+}
+
 TEST(Exports, EveryOpOfTheTableHasAPythonRuntimeMethod) {
   const fs::path dir = scratch("every_op_py");
   write(dir / "test_repro.py", to_pyverbs(reproducer(every_op())));

@@ -132,6 +132,7 @@ struct mwc_rt {
   uint8_t *scratch;
   union ibv_gid gid;
   int gid_index;
+  uint8_t port;                      /* MWC_PORT, as mwcheck's --port */
   uint64_t next_wr;
   unsigned op_index;
   int op_timeout_ms, settle_ms;
@@ -228,20 +229,43 @@ static unsigned mwc_verbs_access(unsigned a, int for_mr) {
 
 /* ---- opening the device --------------------------------------------------- */
 
-/* Opens `device` (NULL: the first one), finds its RoCE v2 GID and sizes the
- * object tables. Returns 0, or prints why not and returns -1. */
+/* Reads the environment variable `name` into *v when it is set: a whole
+ * number from lo to hi. Returns 0, or prints why not and returns -1. */
+static int mwc_env(const char *name, long lo, long hi, int *v) {
+  const char *s = getenv(name);
+  char *end = NULL;
+  long x;
+  if (!s) return 0;
+  errno = 0;
+  x = strtol(s, &end, 10);
+  if (!*s || *end || errno || x < lo || x > hi) {
+    fprintf(stderr, "setup: %s=%s: give a whole number from %ld to %ld\n", name, s, lo, hi);
+    return -1;
+  }
+  *v = (int)x;
+  return 0;
+}
+
+/* Opens `device` (NULL: the first one) at port MWC_PORT (1), finds its
+ * RoCE v2 GID (or takes MWC_GID_INDEX) and sizes the object tables.
+ * Returns 0, or prints why not and returns -1. */
 static int mwc_open(struct mwc_rt *rt, const char *device, const unsigned caps[5]) {
   struct ibv_device **list;
   struct ibv_port_attr pa;
-  int n = 0, i;
+  int n = 0, i, port = 1, gid_index = -1;
   memset(rt, 0, sizeof *rt);
   rt->next_wr = 1;
   rt->op_timeout_ms = 3000;
   rt->settle_ms = 30;
   rt->first_diff = -1;
   rt->stuck_ms = 120000;
-  if (getenv("MWC_OP_TIMEOUT_MS")) rt->op_timeout_ms = atoi(getenv("MWC_OP_TIMEOUT_MS"));
-  if (getenv("MWC_STUCK_MS")) rt->stuck_ms = atoi(getenv("MWC_STUCK_MS"));
+  /* The ranges of mwcheck's --op-timeout, --port and --gid-index (port_num
+   * and sgid_index are 8-bit). */
+  if (mwc_env("MWC_OP_TIMEOUT_MS", 10, 600000, &rt->op_timeout_ms) ||
+      mwc_env("MWC_STUCK_MS", 1, 86400000, &rt->stuck_ms) || mwc_env("MWC_PORT", 1, 255, &port) ||
+      mwc_env("MWC_GID_INDEX", 0, 255, &gid_index))
+    return -1;
+  rt->port = (uint8_t)port;
   /* A console, say: written before the op's verb is called, so a machine
    * whose kernel dies in it has the op's number as its last line. */
   if (getenv("MWC_OP_LOG")) rt->op_log = fopen(getenv("MWC_OP_LOG"), "w");
@@ -259,16 +283,24 @@ static int mwc_open(struct mwc_rt *rt, const char *device, const unsigned caps[5
     return -1;
   }
   /* Loopback connections address the device's own RoCE v2 GID (or, on
-   * InfiniBand, its first GID). */
-  if (ibv_query_port(rt->ctx, 1, &pa)) {
-    fprintf(stderr, "setup: ibv_query_port failed\n");
+   * InfiniBand, its first GID), or the one MWC_GID_INDEX names. */
+  if (ibv_query_port(rt->ctx, rt->port, &pa)) {
+    fprintf(stderr, "setup: ibv_query_port of port %u failed: %s (MWC_PORT picks another)\n", rt->port,
+            strerror(errno));
     return -1;
   }
   rt->gid_index = -1;
+  if (gid_index >= 0) {
+    if (ibv_query_gid(rt->ctx, rt->port, gid_index, &rt->gid)) {
+      fprintf(stderr, "setup: port %u has no GID at index %d (MWC_GID_INDEX)\n", rt->port, gid_index);
+      return -1;
+    }
+    rt->gid_index = gid_index;
+  }
   for (i = 0; i < pa.gid_tbl_len && rt->gid_index < 0; ++i) {
     struct ibv_gid_entry e;
     int v4, usable;
-    if (ibv_query_gid_ex(rt->ctx, 1, (uint32_t)i, &e, 0)) continue;
+    if (ibv_query_gid_ex(rt->ctx, rt->port, (uint32_t)i, &e, 0)) continue;
     v4 = e.gid.global.subnet_prefix == 0 && (e.gid.global.interface_id & 0xffffffffull) == 0xffff0000ull;
     usable = pa.link_layer == IBV_LINK_LAYER_ETHERNET ? v4 && e.gid_type == IBV_GID_TYPE_ROCE_V2
                                                       : e.gid.global.interface_id != 0;
@@ -543,7 +575,7 @@ static int mwc_modify(struct mwc_rt *rt, struct ibv_qp *qp, int from, int to, un
   at.qp_state = (enum ibv_qp_state)to;
   if (init) {
     at.pkey_index = 0;
-    at.port_num = 1;
+    at.port_num = rt->port;
     mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT;
     if (type == IBV_QPT_UD) {
       at.qkey = 0x11111111;
@@ -562,7 +594,7 @@ static int mwc_modify(struct mwc_rt *rt, struct ibv_qp *qp, int from, int to, un
     at.ah_attr.grh.dgid = rt->gid;
     at.ah_attr.grh.sgid_index = (uint8_t)rt->gid_index;
     at.ah_attr.grh.hop_limit = 1;
-    at.ah_attr.port_num = 1;
+    at.ah_attr.port_num = rt->port;
     mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
     if (rc) {
       at.max_dest_rd_atomic = 1;

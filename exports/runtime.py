@@ -151,6 +151,17 @@ class Qp:
         self.posted = []  # (wr_id, opcode name, signaled): not yet completed
 
 
+def env_number(name, lo, hi, default):
+    """Returns the environment variable `name`, a whole number from lo to
+    hi, or `default` when it is not set."""
+    s = os.environ.get(name)
+    if s is None:
+        return default
+    if not s.isdigit() or not lo <= int(s) <= hi:
+        raise ValueError('%s=%s: give a whole number from %d to %d' % (name, s, lo, hi))
+    return int(s)
+
+
 class Runtime:
     def __init__(self, device, caps):
         self.libc = ctypes.CDLL(None, use_errno=True)  # the process's own libc
@@ -158,10 +169,14 @@ class Runtime:
         self.libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                                    ctypes.c_int, ctypes.c_long]
         self.op_index, self.next_wr = 0, 1
-        self.op_timeout, self.settle = 3.0, 0.03
+        self.settle = 0.03
         # A verb still inside after this long is given up on: the traceback
         # names the op, and the process ends as soon as the kernel lets it.
-        self.stuck = float(os.environ.get('MWC_STUCK_MS', '120000')) / 1000
+        self.stuck = env_number('MWC_STUCK_MS', 1, 86400000, 120000) / 1000
+        self.op_timeout = env_number('MWC_OP_TIMEOUT_MS', 10, 600000, 3000) / 1000
+        # The port and GID index, as mwcheck's --port and --gid-index.
+        self.port = env_number('MWC_PORT', 1, 255, 1)
+        gid_index = env_number('MWC_GID_INDEX', 0, 255, None)
         # A console, say: written before the op's verb is called, so a
         # machine whose kernel dies in it has the op's number as its last line.
         self.op_log = open(os.environ['MWC_OP_LOG'], 'w') if os.environ.get('MWC_OP_LOG') else None
@@ -172,11 +187,11 @@ class Runtime:
         if not names:
             raise unittest.SkipTest('no RDMA device')
         self.ctx = Context(name=device or names[0])
-        port = self.ctx.query_port(1)
-        self.gid_index = None
-        for i in range(port.gid_tbl_len):
+        port = self.ctx.query_port(self.port)
+        self.gid_index = gid_index
+        for i in range(port.gid_tbl_len if gid_index is None else 0):
             try:
-                g = self.ctx.query_gid_ex(1, i)
+                g = self.ctx.query_gid_ex(self.port, i)
             except PyverbsError:
                 continue
             iid = g.gid_interface_id
@@ -188,7 +203,7 @@ class Runtime:
                 break
         if self.gid_index is None:
             raise unittest.SkipTest('the device has no usable GID (for RoCE: an IPv4 address on its netdev)')
-        self.gid = self.ctx.query_gid(1, self.gid_index)
+        self.gid = self.ctx.query_gid(self.port, self.gid_index)
         self.peer_pd = PD(self.ctx)
         self.scratch = MR(self.peer_pd, SCRATCH, e.IBV_ACCESS_LOCAL_WRITE)
         self.bufs = [None] * caps[0]
@@ -393,7 +408,7 @@ class Runtime:
         at.qp_state = to
         rc = qp_type == e.IBV_QPT_RC
         if to == e.IBV_QPS_INIT and frm in (e.IBV_QPS_RESET, e.IBV_QPS_INIT):
-            at.pkey_index, at.port_num = 0, 1
+            at.pkey_index, at.port_num = 0, self.port
             mask |= e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT
             if qp_type == e.IBV_QPT_UD:
                 at.qkey = 0x11111111
@@ -407,7 +422,7 @@ class Runtime:
             at.dest_qp_num = dest_qpn
             at.rq_psn = 0
             gr = GlobalRoute(dgid=self.gid, sgid_index=self.gid_index, hop_limit=1)
-            at.ah_attr = AHAttr(gr=gr, is_global=1, port_num=1)
+            at.ah_attr = AHAttr(gr=gr, is_global=1, port_num=self.port)
             mask |= e.IBV_QP_AV | e.IBV_QP_PATH_MTU | e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN
             if rc:
                 at.max_dest_rd_atomic, at.min_rnr_timer = 1, 1
