@@ -2,7 +2,9 @@
 // a real program on Soft-RoCE is adapters/softroce/softroce_test.cpp's).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -57,6 +59,33 @@ TEST(Record, WhatTheCommandLeavesRunningIsWaitedForAndKilledAtTheTimeLimit) {
   EXPECT_NE(ok.err.find("exited with status 0, and called no verb"), std::string::npos) << ok.err;
   EXPECT_TRUE(fs::exists(mark));
   fs::remove(mark);
+}
+
+// Returns whether a process whose command line is `cmdline` (its words
+// joined by spaces) runs on this machine.
+bool running(const std::string& cmdline) {
+  for (const auto& d : fs::directory_iterator("/proc")) {
+    std::ifstream f(d.path() / "cmdline");
+    std::string s;
+    if (!std::getline(f, s)) continue;
+    std::replace(s.begin(), s.end(), '\0', ' ');
+    if (s == cmdline + " ") return true;
+  }
+  return false;
+}
+
+TEST(Record, WhatLeavesTheCommandsSessionIsKilledAtTheTimeLimitToo) {
+  // A daemon leaves the process group (setsid, a double fork); it is still
+  // below the keeper, and dies with the rest.
+  const std::string sleeper = "sleep 3000." + std::to_string(getpid() % 1000);
+  ASSERT_FALSE(running(sleeper));
+  const auto r = mwcheck({"record", "--timeout", "2", "-o", temp("daemon.mwt"), "--", "sh", "-c",
+                          "setsid sh -c '" + sleeper + " & exit 0' & exit 0"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("what it started was killed after the time limit (TIMEOUT)"), std::string::npos) << r.err;
+  const bool left = running(sleeper);
+  if (left) std::system(("pkill -KILL -f '^" + sleeper + "$'").c_str());
+  EXPECT_FALSE(left) << sleeper << " outlived the recording";
 }
 
 TEST(Record, ProgramsAreRunByNameAndAnUnknownOneIsBadInput) {

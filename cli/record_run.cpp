@@ -9,9 +9,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,6 +23,7 @@
 #include "cli/record_programs.hpp"
 
 namespace mwc::cli {
+namespace fs = std::filesystem;
 
 std::string Ended::text() const {
   std::string first;
@@ -73,6 +78,45 @@ constexpr auto kAliveEvery = std::chrono::seconds(10);  // well inside the guest
   }
 }
 
+// Returns the live (not yet zombie) processes whose parent is `parent`,
+// from /proc.
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> kids;
+  std::error_code ec;
+  // Processes come and go while we read: an error ends the scan, never the program.
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& d = it->path();
+    const std::string name = d.filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(d / "stat");
+    std::string stat;
+    std::getline(f, stat);
+    // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses.
+    const size_t close = stat.rfind(')');
+    char state = 0;
+    long ppid = 0;
+    if (close == std::string::npos || std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) != 2)
+      continue;
+    if (ppid == parent && state != 'Z' && state != 'X') kids.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return kids;
+}
+
+// Kills everything below the keeper, which is alive and reaps: what left
+// the command's process group (setsid, a daemon's double fork) is still
+// the keeper's, a subreaper's, descendant. Rounds until none is left, as
+// one may fork while another dies.
+void kill_below(pid_t keeper) {
+  for (int round = 0; round < 200; ++round) {
+    std::vector<pid_t> all = children_of(keeper);
+    for (size_t i = 0; i < all.size(); ++i)
+      for (const pid_t k : children_of(all[i])) all.push_back(k);
+    if (all.empty()) return;
+    for (const pid_t p : all) kill(p, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 }  // namespace
 
 std::optional<Ended> run_recorded(const RecordedCommand& c, std::ostream& err) {
@@ -118,6 +162,7 @@ std::optional<Ended> run_recorded(const RecordedCommand& c, std::ostream& err) {
     }
     const auto now = Clock::now();
     if (now > deadline) {
+      kill_below(keeper);
       kill(-keeper, SIGKILL);
       waitpid(keeper, &st, 0);
       e.timed_out = true;

@@ -28,7 +28,8 @@ struct RecordedCommand {
 };
 
 // Runs `c.command` with the recorder preloaded, in a process group of its
-// own whose orphans it still waits for; kills all of it at the deadline.
+// own whose orphans it still waits for; kills all of it at the deadline,
+// what left the group (setsid, a daemon) too.
 // Returns how it ended, or nothing after printing why it could not start.
 std::optional<Ended> run_recorded(const RecordedCommand& c, std::ostream& err);
 
