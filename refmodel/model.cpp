@@ -97,47 +97,15 @@ inline uint64_t Model::resolve(const Arg& a) const {
   return a.v;
 }
 
-inline uint32_t Model::resolve_rkey(const Arg& r) const {
-  uint32_t base = 0;
-  switch (static_cast<RkeyBase>(r.tag)) {
-    case RkeyBase::Raw: return r.h;
-    case RkeyBase::MwCur: base = r.h < mws_.size() ? mws_[r.h].cur : 0; break;
-    case RkeyBase::MwPrev: base = r.h < mws_.size() ? mws_[r.h].prev : 0; break;
-    case RkeyBase::Mr: base = r.h < mrs_.size() ? mrs_[r.h].rkey(r.h) : 0; break;
-  }
-  return static_cast<uint32_t>(rules::with_key<C>(base, base + r.v));
-}
-
 bool Model::in_buffer(uint64_t va, uint64_t len) const {
   const uint32_t b = layout::buf_of(va);
   return b < bufs_.size() && bufs_[b].live &&
          rules::range_within<C>(va, len, layout::buf_va(b), bufs_[b].len);
 }
 
-uint32_t Model::rkey_of(const Arg& r) const { return resolve_rkey(r); }
 uint64_t Model::addr_of(const Arg& a) const { return resolve(a); }
 
 // ---- what a fast path copies ----------------------------------------------
-
-Model::KeyTarget Model::key_target(uint32_t rkey) const {
-  KeyTarget t;
-  const layout::KeyObject k = layout::key_object(rkey);
-  if (k.window) {
-    const uint32_t h = k.h;
-    if (h >= mws_.size()) return t;
-    const Mw& w = mws_[h];
-    if (!w.live || w.rkey != rkey || w.state != MwState::Bound) return t;
-    if (w.mr >= mrs_.size() || !mrs_[w.mr].live || mrs_[w.mr].rkey(w.mr) != w.mr_rkey) return t;
-    const Mr& m = mrs_[w.mr];
-    t = KeyTarget{true, true, (w.access & acc::ZERO_BASED) != 0, w.pd,
-                  w.type == 2 ? w.qp : kNoHandle, w.access, w.mr, w.addr, w.len, m.iova, m.len};
-    return t;
-  }
-  if (k.h >= mrs_.size()) return t;
-  const Mr& m = mrs_[k.h];
-  if (!m.live || m.rkey(k.h) != rkey) return t;
-  return KeyTarget{true, false, false, m.pd, kNoHandle, m.access, k.h, m.iova, m.len, m.iova, m.len};
-}
 
 Model::ObjectView Model::object(HandleKind k, uint32_t h) const {
   ObjectView v;

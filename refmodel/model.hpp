@@ -128,7 +128,7 @@ class Model {
   // equal states. For the trace prover's visited set.
   void append_state(std::string& out) const;
   // Returns the rkey an rkey reference names now.
-  uint32_t rkey_of(const Arg& r) const;
+  uint32_t rkey_of(const Arg& r) const { return resolve_rkey(r); }
   // Returns the address an address reference names now.
   uint64_t addr_of(const Arg& a) const;
   // What the checks of a remote access come to: the first check the state
@@ -326,6 +326,39 @@ class Model {
   std::vector<Mw> mws_;
   std::vector<Qp> qps_;
 };
+// Inline: a fast path takes copies through these after every op that
+// changes a window or an MR.
+inline uint32_t Model::resolve_rkey(const Arg& r) const {
+  uint32_t base = 0;
+  switch (static_cast<RkeyBase>(r.tag)) {
+    case RkeyBase::Raw: return r.h;
+    case RkeyBase::MwCur: base = r.h < mws_.size() ? mws_[r.h].cur : 0; break;
+    case RkeyBase::MwPrev: base = r.h < mws_.size() ? mws_[r.h].prev : 0; break;
+    case RkeyBase::Mr: base = r.h < mrs_.size() ? mrs_[r.h].rkey(r.h) : 0; break;
+  }
+  return static_cast<uint32_t>(rules::with_key<ModelDomain>(base, base + r.v));
+}
+
+inline Model::KeyTarget Model::key_target(uint32_t rkey) const {
+  KeyTarget t;
+  const layout::KeyObject k = layout::key_object(rkey);
+  if (k.window) {
+    const uint32_t h = k.h;
+    if (h >= mws_.size()) return t;
+    const Mw& w = mws_[h];
+    if (!w.live || w.rkey != rkey || w.state != MwState::Bound) return t;
+    if (w.mr >= mrs_.size() || !mrs_[w.mr].live || mrs_[w.mr].rkey(w.mr) != w.mr_rkey) return t;
+    const Mr& m = mrs_[w.mr];
+    t = KeyTarget{true, true, (w.access & acc::ZERO_BASED) != 0, w.pd,
+                  w.type == 2 ? w.qp : kNoHandle, w.access, w.mr, w.addr, w.len, m.iova, m.len};
+    return t;
+  }
+  if (k.h >= mrs_.size()) return t;
+  const Mr& m = mrs_[k.h];
+  if (!m.live || m.rkey(k.h) != rkey) return t;
+  return KeyTarget{true, false, false, m.pd, kNoHandle, m.access, k.h, m.iova, m.len, m.iova, m.len};
+}
+
 #ifdef MWCHECK_BREAKABLE_MODEL
 }  // namespace breakable
 #endif

@@ -313,7 +313,9 @@ class FastPathT {
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (model_.serves(h, r)) q.serves |= bit(r);
   }
-  void refresh_win(uint32_t h) {
+  // Flattened, as the rule templates they hold the check words to are
+  // called twice per copy taken.
+  [[gnu::flatten]] void refresh_win(uint32_t h) {
     WinSlot& s = wins_[h];
     const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::MwCur)});
     const Model::KeyTarget t = model_.key_target(rkey);
@@ -337,7 +339,7 @@ class FastPathT {
                                                   range_);
                });
   }
-  void refresh_mr(uint32_t h) {
+  [[gnu::flatten]] void refresh_mr(uint32_t h) {
     const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::Mr)});
     const Model::KeyTarget t = model_.key_target(rkey);
     const MrSlot now{t.ok && !t.window, t.pd, t.access, rkey, t.addr, t.len};
