@@ -34,6 +34,7 @@ class FastPathT {
         range_(model.remote_range_alt()),
         align_post_(model.atomic_align_alt() == alt::atomic_align_check::post),
         qps_(caps[4]),
+        qp_incarnation_(caps[4], 0),
         wins_(caps[3]),
         mrs_(caps[2]),
         mr_gen_(caps[2] + 1, 0),
@@ -51,13 +52,13 @@ class FastPathT {
       return false;
     if (!(qps_[qp].serves & bit(right))) [[unlikely]]
       if (!fresh_qp(qp, right)) return false;
-    const uint32_t pd = qps_[qp].who >> 16;
+    const uint64_t who = qps_[qp].who;
+    const uint32_t pd = static_cast<uint32_t>(who >> 48);
     if (key == RkeyBase::MwCur) {
       if (wins_[h].state != kOk) [[unlikely]]
         if (!fresh_win(h)) return false;
       const WinSlot& s = wins_[h];
       // PD and (type 2) owner QP in one compare: the slot's word masked.
-      const uint64_t who = uint64_t{pd} << 32 | qp;
       if (((who ^ s.who) & s.who_mask) != 0 || mr_gen_[s.mr] != s.mr_gen)
           [[unlikely]]
         return false;
@@ -192,7 +193,7 @@ class FastPathT {
   // says nothing: ask pass(). Handles must be below their caps.
   [[gnu::always_inline]] static bool pass_hot(const HotView& v, uint32_t qp, uint32_t slot,
                                               uint32_t off, uint32_t len, uint8_t rbit) {
-    const QpWord q = v.qps[qp];
+    const QpWord& q = v.qps[qp];
     const HotSlot& s = v.slots[slot];
     // off + len <= end, with len 0 refused (its rule is another): end < 2^32.
     const uint64_t last = uint64_t{off} + static_cast<uint32_t>(len - 1);
@@ -203,9 +204,17 @@ class FastPathT {
   static constexpr uint8_t bit(uint32_t right) {
     return right == acc::REMOTE_WRITE ? 1 : right == acc::REMOTE_READ ? 2 : 4;
   }
-  // A QP's copy: its PD and handle, and the rights its responder serves.
+  // A QP as check words name it: PD, incarnation and handle. A Resource op
+  // naming a QP starts a new incarnation: it may end the bindings of the
+  // type 2 windows bound to it (destroy_qp does, and a QP made again has
+  // the same handle), so copies of them taken before no longer match.
+  static constexpr uint64_t identity(uint32_t pd, uint32_t incarnation, uint32_t qp) {
+    return uint64_t{pd & 0xffff} << 48 | uint64_t{incarnation} << 16 | (qp & 0xffff);
+  }
+  static constexpr uint64_t kPdOnly = ~uint64_t{0} << 48;  // a mask: any QP of the PD
+  // A QP's copy: its identity and the rights its responder serves.
   struct QpWord {
-    uint32_t who = 0;           // PD << 16 | QP
+    uint64_t who = 0;           // identity()
     uint8_t serves = kStaleQp;  // bit(right) for each right its responder takes
   };
   // A key's object as the record loop checks it, derived from the slot
@@ -213,7 +222,7 @@ class FastPathT {
   // the requester must match, the rights granted and the end of the
   // offsets inside; rights 0 while stale, refused, or not derivable.
   struct alignas(32) HotSlot {
-    uint32_t who = 0, who_mask = 0;  // PD << 16 | owner QP; the owner masked out when any QP may
+    uint64_t who = 0, who_mask = 0;  // identity() of PD and owner QP; kPdOnly when any QP may
     uint32_t end = 0;                // an access [off, off + len) passes when off + len <= end
     uint32_t mr = 0, mr_gen = 0;     // the MR copy it was taken with (MR slots: a fixed entry)
     uint8_t rights = 0;              // bit(right) of each right granted
@@ -231,7 +240,7 @@ class FastPathT {
     uint8_t state = kStale;
     bool zb = false;
     uint32_t access = 0, mr = 0, mr_gen = 0;
-    uint64_t who = 0, who_mask = 0;  // PD << 32 | owner QP; the owner masked out when any QP may
+    uint64_t who = 0, who_mask = 0;  // identity() of PD and owner QP; kPdOnly when any QP may
     uint64_t addr = 0, len = 0, iova = 0, mlen = 0;
   };
   struct MrSlot {
@@ -265,6 +274,7 @@ class FastPathT {
     constexpr bool mrs = O == OpKind::Resource;  // (de)registers MRs
     if constexpr (K == FieldKind::Qp && O != OpKind::Poll) {
       if (a.h < qps_.size()) qps_[a.h].serves = kStaleQp;
+      if (O == OpKind::Resource && a.h < qps_.size()) ++qp_incarnation_[a.h];
     } else if constexpr (K == FieldKind::Mw) {
       stale_win(a.h);
     } else if constexpr (K == FieldKind::Mr && mrs) {
@@ -308,7 +318,7 @@ class FastPathT {
   }
   void refresh_qp(uint32_t h) {
     QpWord& q = qps_[h];
-    q.who = model_.qp_pd(h) << 16 | h;
+    q.who = identity(model_.qp_pd(h), qp_incarnation_[h], h);
     q.serves = 0;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (model_.serves(h, r)) q.serves |= bit(r);
@@ -322,8 +332,9 @@ class FastPathT {
     // Only the window's own slot: the current key names window h itself.
     s.state = t.ok && t.window && layout::rkey_index(rkey) == layout::mw_index(h) ? kOk : kRefused;
     s.zb = t.zero_based;
-    s.who = uint64_t{t.pd} << 32 | t.owner;
-    s.who_mask = t.owner == kNoHandle ? ~uint64_t{0} << 32 : ~uint64_t{0};
+    const bool owned = t.owner < qps_.size();
+    s.who = identity(t.pd, owned ? qp_incarnation_[t.owner] : 0, owned ? t.owner : 0);
+    s.who_mask = t.owner == kNoHandle ? kPdOnly : ~uint64_t{0};
     s.access = t.access;
     s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
     s.mr = t.ok ? t.mr : 0;
@@ -332,7 +343,7 @@ class FastPathT {
     const uint64_t mr_end = s.iova + s.mlen;
     const uint64_t in_mr = s.addr >= s.iova && mr_end > s.addr ? mr_end - s.addr : 0;
     const bool mr_only = range_ == alt::remote_range::mr_only;
-    derive_hot(h, s.state == kOk, t.pd, t.owner, s.access, layout::window_base<D>(s.zb, s.addr),
+    derive_hot(h, s.state == kOk, s.who, s.who_mask, s.access, layout::window_base<D>(s.zb, s.addr),
                s.addr, mr_only ? in_mr : std::min(in_mr, s.len), s.mr, s.mr_gen,
                [&](uint64_t raddr, uint64_t len) {
                  return rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen,
@@ -348,14 +359,15 @@ class FastPathT {
     ++mr_gen_[h], mrs_[h] = now;
     // Its own check word: no window's MR, so a generation that never moves.
     const auto sz = static_cast<uint32_t>(mrs_.size());
-    derive_hot(slot_of(RkeyBase::Mr, h), now.ok, now.pd, kNoHandle, now.access, now.iova,
+    derive_hot(slot_of(RkeyBase::Mr, h), now.ok, identity(now.pd, 0, 0), kPdOnly, now.access, now.iova,
                now.iova, now.len, sz, mr_gen_[sz], [&](uint64_t raddr, uint64_t len) {
                  return rules::range_within<D>(raddr, len, now.iova, now.len);
                });
   }
 
-  // Sets check word `slot` for an object of PD pd (a type 2 window's owner
-  // QP, or kNoHandle) granting `access`, whose offset off is the remote
+  // Sets check word `slot` for an object whose requester must match `who`
+  // under `who_mask` (identity(): its PD, and a type 2 window's owner QP)
+  // granting `access`, whose offset off is the remote
   // address base + off and the MR address va + off, checked by
   // in_range(raddr, len): the rule templates' answer. `end` is the end of
   // the offsets inside as the object's bounds give it; the templates must
@@ -363,7 +375,7 @@ class FastPathT {
   // off + len, with no address wrapping, are pinned by that), else rights
   // stay 0 and every access asks pass().
   template <class InRange>
-  void derive_hot(uint32_t slot, bool ok, uint32_t pd, uint32_t owner, uint32_t access,
+  void derive_hot(uint32_t slot, bool ok, uint64_t who, uint64_t who_mask, uint32_t access,
                   uint64_t base, uint64_t va, uint64_t end, uint32_t mr, uint32_t gen,
                   InRange in_range) {
     HotSlot& x = hot_[slot];
@@ -374,8 +386,7 @@ class FastPathT {
     end = end < kCap ? end : kCap;
     if (!in_range(base, end) || (end < kCap && in_range(base, end + 1))) return;
     x.end = static_cast<uint32_t>(end);
-    x.who = pd << 16 | (owner & 0xffff);
-    x.who_mask = owner == kNoHandle ? 0xffff0000u : 0xffffffffu;
+    x.who = who, x.who_mask = who_mask;
     x.mr = mr, x.mr_gen = gen;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (rules::grants<D>(access, r)) x.rights |= bit(r);
@@ -385,6 +396,7 @@ class FastPathT {
   uint8_t range_;
   bool align_post_;  // a misaligned atomic is refused at post, as sent
   std::vector<QpWord> qps_;
+  std::vector<uint32_t> qp_incarnation_;  // identity()'s, by QP
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
   std::vector<uint32_t> mr_gen_;  // and one more: the fixed generation of the MRs' own words
