@@ -91,6 +91,8 @@ class Model {
   bool serves(uint32_t qp, uint32_t right) const {
     return qp < qps_.size() && qps_[qp].live && serves(qps_[qp], right);
   }
+  // Returns whether QP qp is live.
+  bool qp_live(uint32_t qp) const { return qp < qps_.size() && qps_[qp].live; }
   // Returns the PD of QP qp (0 when it is no live QP).
   uint32_t qp_pd(uint32_t qp) const { return qp < qps_.size() ? qps_[qp].pd : 0; }
   // The keys of window h: the device's rkey and the consumer's copy and the

@@ -205,9 +205,10 @@ class FastPathT {
     return right == acc::REMOTE_WRITE ? 1 : right == acc::REMOTE_READ ? 2 : 4;
   }
   // A QP as check words name it: PD, incarnation and handle. A Resource op
-  // naming a QP starts a new incarnation: it may end the bindings of the
-  // type 2 windows bound to it (destroy_qp does, and a QP made again has
-  // the same handle), so copies of them taken before no longer match.
+  // that leaves a QP dead starts a new incarnation: it ended the bindings
+  // of the type 2 windows bound to it (destroy_qp names only the QP, and a
+  // QP made again has the same handle), so copies of them taken before no
+  // longer match.
   static constexpr uint64_t identity(uint32_t pd, uint32_t incarnation, uint32_t qp) {
     return uint64_t{pd & 0xffff} << 48 | uint64_t{incarnation} << 16 | (qp & 0xffff);
   }
@@ -274,7 +275,8 @@ class FastPathT {
     constexpr bool mrs = O == OpKind::Resource;  // (de)registers MRs
     if constexpr (K == FieldKind::Qp && O != OpKind::Poll) {
       if (a.h < qps_.size()) qps_[a.h].serves = kStaleQp;
-      if (O == OpKind::Resource && a.h < qps_.size()) ++qp_incarnation_[a.h];
+      if (O == OpKind::Resource && a.h < qps_.size() && !model_.qp_live(a.h))
+        ++qp_incarnation_[a.h];
     } else if constexpr (K == FieldKind::Mw) {
       stale_win(a.h);
     } else if constexpr (K == FieldKind::Mr && mrs) {
