@@ -268,8 +268,8 @@ class FastPathT {
 #undef OP
 #undef MWC_TOUCH_V
 
-  // Makes the copy of what field `a` of an op of kind O names stale, where
-  // an op of that kind can change it.
+  // Retakes the copy of what field `a` of an op of kind O names (a QP's:
+  // makes it stale), where an op of that kind can change it.
   template <FieldKind K, OpKind O>
   void touch(const Arg& a) {
     constexpr bool mrs = O == OpKind::Resource;  // (de)registers MRs
@@ -278,32 +278,32 @@ class FastPathT {
       if (O == OpKind::Resource && a.h < qps_.size() && !model_.qp_live(a.h))
         ++qp_incarnation_[a.h];
     } else if constexpr (K == FieldKind::Mw) {
-      stale_win(a.h);
+      retake_win(a.h);
     } else if constexpr (K == FieldKind::Mr && mrs) {
-      stale_mr(a.h);
+      retake_mr(a.h);
     } else if constexpr (K == FieldKind::Addr) {
-      if (a.tag == static_cast<uint8_t>(AddrBase::Mw)) stale_win(a.h);
-      if (mrs && a.tag == static_cast<uint8_t>(AddrBase::Mr)) stale_mr(a.h);
+      if (a.tag == static_cast<uint8_t>(AddrBase::Mw)) retake_win(a.h);
+      if (mrs && a.tag == static_cast<uint8_t>(AddrBase::Mr)) retake_mr(a.h);
     } else if constexpr (K == FieldKind::Rkey) {
       // Keys keep their object's index: a raw key names it by index.
       if (a.tag == static_cast<uint8_t>(RkeyBase::Mr)) {
-        if (mrs) stale_mr(a.h);
+        if (mrs) retake_mr(a.h);
       } else if (a.tag != static_cast<uint8_t>(RkeyBase::Raw)) {
-        stale_win(a.h);
+        retake_win(a.h);
       } else if (const layout::KeyObject k = layout::key_object(a.h); k.window) {
-        stale_win(k.h);
+        retake_win(k.h);
       } else if (mrs) {
-        stale_mr(k.h);
+        retake_mr(k.h);
       }
     }
   }
   // A window an op named is used next, as a rule: taken again at once, so
   // that its next access passes the record loop's check word.
-  void stale_win(uint32_t h) {
+  void retake_win(uint32_t h) {
     if (h < wins_.size() && h != last_win_) refresh_win(h), last_win_ = h;
   }
   // MRs change seldom, and windows copy them: taken again at once.
-  void stale_mr(uint32_t h) {
+  void retake_mr(uint32_t h) {
     if (h < mrs_.size() && h != last_mr_) refresh_mr(h), last_mr_ = h;
   }
   // Returns whether QP qp serves `right`, its copy taken again if stale.
