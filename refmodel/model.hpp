@@ -93,6 +93,14 @@ class Model {
   }
   // Returns whether QP qp is live.
   bool qp_live(uint32_t qp) const { return qp < qps_.size() && qps_[qp].live; }
+  // Returns everything serves() reads of QP qp, packed: two equal values
+  // serve the same rights (0 when it is no QP).
+  uint32_t responder_word(uint32_t qp) const {
+    if (qp >= qps_.size()) return 0;
+    const Qp& q = qps_[qp];
+    return uint32_t{q.type == qpt::RC} << 25 | uint32_t{q.type == qpt::UC} << 24 |
+           uint32_t{q.live} << 16 | uint32_t{q.peer_err} << 8 | static_cast<uint8_t>(q.state);
+  }
   // Returns the PD of QP qp (0 when it is no live QP).
   uint32_t qp_pd(uint32_t qp) const { return qp < qps_.size() ? qps_[qp].pd : 0; }
   // The keys of window h: the device's rkey and the consumer's copy and the
@@ -270,6 +278,7 @@ class Model {
   };
 
   // Returns whether live QP q's responder takes a request needing `right`.
+  // What it reads, responder_word() packs.
   static bool serves(const Qp& q, uint32_t right) {
     return (q.type == qpt::RC || (q.type == qpt::UC && right == acc::REMOTE_WRITE)) &&
            !q.peer_err && responds(q.state);

@@ -41,19 +41,28 @@ int op_from_name(std::string_view name) {
   return kOpCount;
 }
 
-Op default_op(OpCode c) {
-  Op op;
-  op.code = c;
-  const auto& d = op_desc(c);
-  for (size_t i = 0; i < d.fields.size(); ++i) {
-    const FieldDesc& f = d.fields[i];
-    Arg& a = op.a[i];
-    if (is_handle(f.kind)) a.h = kNoHandle;
-    else if (f.kind == FieldKind::Key) a = Arg{f.def, kNoHandle, static_cast<uint8_t>(KeyBase::Rel)};
-    else if (f.kind == FieldKind::Addr || f.kind == FieldKind::Rkey) a = Arg{0, kNoHandle, 0};
-    else a.v = f.def;
+namespace {
+// Each op with every field at its default, made when compiling: decoders
+// start each op from a copy.
+constexpr auto kDefaultOps = [] {
+  std::array<Op, kOpCount> ops{};
+  for (int c = 0; c < kOpCount; ++c) {
+    Op& op = ops[static_cast<size_t>(c)];
+    op.code = static_cast<OpCode>(c);
+    const auto& d = kOps[c];
+    for (size_t i = 0; i < d.fields.size(); ++i) {
+      const FieldDesc& f = d.fields[i];
+      Arg& a = op.a[i];
+      if (is_handle(f.kind)) a.h = kNoHandle;
+      else if (f.kind == FieldKind::Key) a = Arg{f.def, kNoHandle, static_cast<uint8_t>(KeyBase::Rel)};
+      else if (f.kind == FieldKind::Addr || f.kind == FieldKind::Rkey) a = Arg{0, kNoHandle, 0};
+      else a.v = f.def;
+    }
   }
-  return op;
-}
+  return ops;
+}();
+}  // namespace
+
+const Op& default_op(OpCode c) { return kDefaultOps[static_cast<size_t>(c)]; }
 
 }  // namespace mwc

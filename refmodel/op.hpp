@@ -55,8 +55,8 @@ struct Op {
   friend bool operator==(const Op&, const Op&) = default;
 };
 
-// Returns an op with every field at its default.
-Op default_op(OpCode c);
+// Returns the op with every field at its default.
+const Op& default_op(OpCode c);
 
 // Typed views: args::bind_mw{op}.len and so on. Handles are uint32_t,
 // numbers and flag sets uint64_t/uint32_t, composites stay Args. A view is

@@ -8,8 +8,10 @@
 // when next read (a QP goes through several states in a row). What an op
 // can change follows from its kind in the op table: only a Resource op
 // (de)registers an MR (a bind counts its MR's windows, which no copy
-// holds), and a Poll op changes its QP's completion ring alone, which no
-// copy holds either. The checks are the rule templates of rules.hpp
+// holds) or moves a QP's PD or incarnation; a work request or a peer's
+// request makes its QP's copy stale only when what the responder serves
+// by (Model::responder_word) moved, as an error does; and a Poll op
+// changes its QP's completion ring alone, which no copy holds. The checks are the rule templates of rules.hpp
 // (grants, remote_range_ok, translate, atomic_aligned) on those copies. A
 // pass means the model would answer the usual success and change nothing;
 // anything else (a refusal, a stale copy, an op of another shape) runs on
@@ -216,6 +218,7 @@ class FastPathT {
   // A QP's copy: its identity and the rights its responder serves.
   struct QpWord {
     uint64_t who = 0;           // identity()
+    uint32_t responder = 0;     // Model::responder_word() when taken
     uint8_t serves = kStaleQp;  // bit(right) for each right its responder takes
   };
   // A key's object as the record loop checks it, derived from the slot
@@ -273,10 +276,14 @@ class FastPathT {
   template <FieldKind K, OpKind O>
   void touch(const Arg& a) {
     constexpr bool mrs = O == OpKind::Resource;  // (de)registers MRs
-    if constexpr (K == FieldKind::Qp && O != OpKind::Poll) {
+    if constexpr (K == FieldKind::Qp && O == OpKind::Resource) {
       if (a.h < qps_.size()) qps_[a.h].serves = kStaleQp;
-      if (O == OpKind::Resource && a.h < qps_.size() && !model_.qp_live(a.h))
-        ++qp_incarnation_[a.h];
+      if (a.h < qps_.size() && !model_.qp_live(a.h)) ++qp_incarnation_[a.h];
+    } else if constexpr (K == FieldKind::Qp && O != OpKind::Poll) {
+      // Only a Resource op moves a QP's PD or incarnation; a work request
+      // or a peer's request may move what its responder serves (an error).
+      if (a.h < qps_.size() && qps_[a.h].responder != model_.responder_word(a.h))
+        qps_[a.h].serves = kStaleQp;
     } else if constexpr (K == FieldKind::Mw) {
       retake_win(a.h);
     } else if constexpr (K == FieldKind::Mr && mrs) {
@@ -321,6 +328,7 @@ class FastPathT {
   void refresh_qp(uint32_t h) {
     QpWord& q = qps_[h];
     q.who = identity(model_.qp_pd(h), qp_incarnation_[h], h);
+    q.responder = model_.responder_word(h);
     q.serves = 0;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (model_.serves(h, r)) q.serves |= bit(r);
