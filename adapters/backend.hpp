@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/device_settings.hpp"
 #include "refmodel/outcome.hpp"
 #include "refmodel/trace.hpp"
 
@@ -44,13 +45,14 @@ class Backend {
 
 // Settings of device backends.
 struct DeviceConfig {
-  int op_timeout_ms = 3000;  // a completion later than this is TIMEOUT
+  // device_settings.def gives the ranges and defaults.
+  int op_timeout_ms = setting::op_timeout_ms.def;  // a completion later than this is TIMEOUT
   // Faults injected for self-tests: "provider-crash:TRACE", "no-completion:TRACE",
   // "guest-panic:TRACE" (TRACE: a trace file's name without extension).
   std::vector<std::string> inject;
   bool kvm = false;  // Soft-RoCE: try KVM first (TCG when the guest does not boot with it)
-  int port = 1;        // the device port the trace's QPs and their peers use
-  int gid_index = -1;  // the GID they address; -1: the first RoCE v2 IPv4 (or IB) GID
+  int port = setting::port.def;            // the device port the trace's QPs and their peers use
+  int gid_index = setting::gid_index.def;  // the GID they address; -1: the first RoCE v2 IPv4 (or IB) GID
 };
 
 // Returns the backend a spec names, or nullptr with `err` set. Specs:

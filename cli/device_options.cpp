@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "adapters/device_settings.hpp"
 #include "adapters/faults.hpp"
 #include "adapters/softroce/vm.hpp"
 #include "cli/numbers.hpp"
@@ -18,7 +19,7 @@ DeviceOptions add_device_options(CLI::App* c, DeviceConfig& d) {
   o.op_timeout = c->add_option("--op-timeout", d.op_timeout_ms,
                                "Device: milliseconds a completion may take before it is TIMEOUT")
                      ->capture_default_str()
-                     ->check(in_range(10, 600000));
+                     ->check(in_range(setting::op_timeout_ms.lo, setting::op_timeout_ms.hi));
   std::string faults;
   for (const auto& f : fault_descs()) faults += fmt::format("; {}:TRACE: {}", f.name, f.what);
   o.inject = c->add_option("--inject", d.inject,
@@ -26,14 +27,13 @@ DeviceOptions add_device_options(CLI::App* c, DeviceConfig& d) {
                  ->allow_extra_args(false);
   o.kvm = c->add_flag("--kvm", d.kvm,
                       "Soft-RoCE: boot with KVM (falls back to TCG when the guest does not come up)");
-  // ibv_qp_attr.port_num and ibv_global_route.sgid_index are 8-bit.
   o.port = c->add_option("--port", d.port, "Device: the port the QPs use (mwcheck devices lists them)")
                ->capture_default_str()
-               ->check(in_range(1, 255));
+               ->check(in_range(setting::port.lo, setting::port.hi));
   o.gid_index = c->add_option("--gid-index", d.gid_index,
                               "Device: the GID table index loopback connections address (default: the "
                               "first RoCE v2 IPv4 GID, on InfiniBand the first GID)")
-                    ->check(in_range(0, 255));
+                    ->check(in_range(setting::gid_index.lo, setting::gid_index.hi));
   return o;
 }
 

@@ -2,6 +2,7 @@
 // one generated call per op, walking the op's field descriptors.
 #include <string_view>
 
+#include "adapters/device_settings.hpp"
 #include "exports/export.hpp"
 #include "exports/literal.hpp"
 #include "exports/source_text.hpp"
@@ -31,6 +32,17 @@ std::string vocabulary() {
   return s;
 }
 
+// mwcheck's device settings (device_settings.def) as the definitions the
+// runtime reads its environment variables with: NAME_RANGE (lowest,
+// highest) and NAME_DEFAULT.
+std::string settings() {
+  std::string s;
+  for (const DeviceSetting& d : kDeviceSettings)
+    s += "#define " + std::string(d.env) + "_RANGE " + std::to_string(d.lo) + ", " + std::to_string(d.hi) +
+         "\n#define " + std::string(d.env) + "_DEFAULT " + std::to_string(d.def) + "\n";
+  return s + "#define MWC_SETTLE_MS " + std::to_string(kSettleMs) + "\n";
+}
+
 // The runtime's prototype of each op function, from the op table: a
 // function that is missing does not link, one that takes other fields does
 // not compile.
@@ -51,12 +63,11 @@ std::string to_c(const Reproducer& r) {
   const size_t n = ops_to_run(r);
   std::string s = "/* " + comment_safe(header_title(r), "*/") + "\n";
   for (const std::string& line : header_lines(r, n)) s += " *" + (line.empty() ? "" : " " + comment_safe(line, "*/")) + "\n";
-  s += " *\n * Build and run:  cc -o repro repro.c -libverbs && ./repro [DEVICE]\n"
-       " * MWC_PORT (1) and MWC_GID_INDEX (the first RoCE v2 IPv4 GID) pick the port and\n"
-       " * the GID loopback connections use; MWC_OP_TIMEOUT_MS (3000) how long an op may take.\n";
+  s += " *\n * Build and run:  cc -o repro repro.c -libverbs && ./repro [DEVICE]\n";
+  for (const std::string& line : settings_lines()) s += " * " + line + "\n";
   s += " * Exit status: 1 the finding reproduces, 0 every op as expected (fixed),\n"
        " * 3 an earlier op already differed (another path), 2 setup failed. */\n\n";
-  s += vocabulary() + "\n" + std::string(kRuntime) + "\n" + prototypes() + "\n";
+  s += vocabulary() + settings() + "\n" + std::string(kRuntime) + "\n" + prototypes() + "\n";
   s += "int main(int argc, char **argv) {\n";
   s += "  static const unsigned caps[5] = {";
   for (int k = 0; k < kHandleKinds; ++k) s += (k ? ", " : "") + std::to_string(r.trace.caps[k]);

@@ -3,6 +3,7 @@
 // walking the op's field descriptors.
 #include <string_view>
 
+#include "adapters/device_settings.hpp"
 #include "exports/export.hpp"
 #include "exports/literal.hpp"
 #include "exports/source_text.hpp"
@@ -31,6 +32,12 @@ std::string vocabulary() {
   MWC_WC_OPCODES(X)
 #undef X
   s += "}\n";
+  // mwcheck's device settings (device_settings.def): (lowest, highest, default).
+  s += "SETTINGS = {";
+  for (const DeviceSetting& d : kDeviceSettings)
+    s += "'" + std::string(d.env) + "': (" + std::to_string(d.lo) + ", " + std::to_string(d.hi) + ", " +
+         std::to_string(d.def) + "), ";
+  s += "}\nSETTLE_MS = " + std::to_string(kSettleMs) + "\n";
   return s;
 }
 
@@ -47,10 +54,9 @@ std::string to_pyverbs(const Reproducer& r) {
   const size_t n = ops_to_run(r);
   std::string s = "#!/usr/bin/env python3\n# " + comment_safe(header_title(r), "") + "\n";
   for (const std::string& line : header_lines(r, n)) s += "#" + (line.empty() ? "" : " " + comment_safe(line, "")) + "\n";
-  s += "#\n# Run: python3 test_repro.py [-v]   (MWC_DEVICE=NAME picks the device)\n"
-       "# MWC_PORT (1) and MWC_GID_INDEX (the first RoCE v2 IPv4 GID) pick the port and\n"
-       "# the GID loopback connections use; MWC_OP_TIMEOUT_MS (3000) how long an op may take.\n"
-       "# The test fails when the device differs from the specification: its\n"
+  s += "#\n# Run: python3 test_repro.py [-v]   (MWC_DEVICE=NAME picks the device)\n";
+  for (const std::string& line : settings_lines()) s += "# " + line + "\n";
+  s += "# The test fails when the device differs from the specification: its\n"
        "# message says REPRODUCED when the finding shows at its op, OTHER PATH\n"
        "# when an earlier op already differed.\n";
   s += std::string(kRuntime) + "\n" + vocabulary() + "\n\n";

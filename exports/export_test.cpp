@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "adapters/device_settings.hpp"
 #include "exports/literal.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/test_util.hpp"
@@ -85,28 +86,29 @@ TEST(Exports, EveryOpOfTheTableHasACRuntimeFunction) {
               std::string::npos);
 }
 
-TEST(Exports, TheCProgramRefusesAPortOrGidIndexOutOfRangeBeforeOpeningADevice) {
-  // MWC_PORT and MWC_GID_INDEX pick what mwcheck's --port and --gid-index
-  // pick; a bad value is a setup failure (exit 2) that names it, on any
-  // machine, with or without a device.
+TEST(Exports, TheCProgramRefusesASettingOutOfMwchecksRangeBeforeOpeningADevice) {
+  // MWC_PORT, MWC_GID_INDEX and MWC_OP_TIMEOUT_MS pick what mwcheck's
+  // --port, --gid-index and --op-timeout pick, in the same ranges
+  // (device_settings.def); a bad value is a setup failure (exit 2) that
+  // names it, on any machine, with or without a device.
   const fs::path dir = scratch("env");
   write(dir / "repro.c", to_c(reproducer(every_op())));
   const std::string bin = (dir / "repro").string();
   std::string out;
   ASSERT_EQ(sh(std::string(kCflags) + " -o " + bin + " " + (dir / "repro.c").string() + " -libverbs", &out), 0)
       << out;
-  const std::pair<const char*, const char*> bad[] = {
-      {"MWC_PORT=0", "setup: MWC_PORT=0: give a whole number from 1 to 255"},
-      {"MWC_PORT=256", "setup: MWC_PORT=256: give a whole number from 1 to 255"},
-      {"MWC_PORT=1x", "setup: MWC_PORT=1x: give a whole number from 1 to 255"},
-      {"MWC_PORT=", "setup: MWC_PORT=: give a whole number from 1 to 255"},
-      {"MWC_GID_INDEX=-1", "setup: MWC_GID_INDEX=-1: give a whole number from 0 to 255"},
-      {"MWC_OP_TIMEOUT_MS=0", "setup: MWC_OP_TIMEOUT_MS=0: give a whole number from 10 to 600000"},
-  };
-  for (const auto& [env, says] : bad) {
-    EXPECT_EQ(sh(std::string(env) + " " + bin, &out), 2) << env << ": " << out;
-    EXPECT_NE(out.find(says), std::string::npos) << env << ": " << out;
+  for (const DeviceSetting& d : kDeviceSettings) {
+    const std::string range = "give a whole number from " + std::to_string(d.lo) + " to " + std::to_string(d.hi);
+    for (const std::string v : {std::to_string(d.lo - 1), std::to_string(d.hi + 1), std::to_string(d.lo) + "x",
+                                std::string()}) {
+      const std::string env = std::string(d.env) + "=" + v;
+      EXPECT_EQ(sh(env + " " + bin, &out), 2) << env << ": " << out;
+      EXPECT_NE(out.find("setup: " + env + ": " + range), std::string::npos) << env << ": " << out;
+    }
   }
+  // The table as the test knows mwcheck's options: 8-bit port and GID index.
+  EXPECT_EQ(setting::port.hi, 255);
+  EXPECT_EQ(setting::gid_index.hi, 255);
 }
 
 TEST(Exports, EveryOpOfTheTableHasAPythonRuntimeMethod) {

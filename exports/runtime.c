@@ -252,18 +252,18 @@ static int mwc_env(const char *name, long lo, long hi, int *v) {
 static int mwc_open(struct mwc_rt *rt, const char *device, const unsigned caps[5]) {
   struct ibv_device **list;
   struct ibv_port_attr pa;
-  int n = 0, i, port = 1, gid_index = -1;
+  int n = 0, i, port = MWC_PORT_DEFAULT, gid_index = MWC_GID_INDEX_DEFAULT;
   memset(rt, 0, sizeof *rt);
   rt->next_wr = 1;
-  rt->op_timeout_ms = 3000;
-  rt->settle_ms = 30;
+  rt->op_timeout_ms = MWC_OP_TIMEOUT_MS_DEFAULT;
+  rt->settle_ms = MWC_SETTLE_MS;
   rt->first_diff = -1;
-  rt->stuck_ms = 120000;
-  /* The ranges of mwcheck's --op-timeout, --port and --gid-index (port_num
-   * and sgid_index are 8-bit). */
-  if (mwc_env("MWC_OP_TIMEOUT_MS", 10, 600000, &rt->op_timeout_ms) ||
-      mwc_env("MWC_STUCK_MS", 1, 86400000, &rt->stuck_ms) || mwc_env("MWC_PORT", 1, 255, &port) ||
-      mwc_env("MWC_GID_INDEX", 0, 255, &gid_index))
+  rt->stuck_ms = MWC_STUCK_MS_DEFAULT;
+  /* mwcheck's settings, its --op-timeout, --port and --gid-index among
+   * them: the ranges and defaults come with the program. */
+  if (mwc_env("MWC_OP_TIMEOUT_MS", MWC_OP_TIMEOUT_MS_RANGE, &rt->op_timeout_ms) ||
+      mwc_env("MWC_STUCK_MS", MWC_STUCK_MS_RANGE, &rt->stuck_ms) ||
+      mwc_env("MWC_PORT", MWC_PORT_RANGE, &port) || mwc_env("MWC_GID_INDEX", MWC_GID_INDEX_RANGE, &gid_index))
     return -1;
   rt->port = (uint8_t)port;
   /* A console, say: written before the op's verb is called, so a machine

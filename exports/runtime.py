@@ -151,9 +151,10 @@ class Qp:
         self.posted = []  # (wr_id, opcode name, signaled): not yet completed
 
 
-def env_number(name, lo, hi, default):
-    """Returns the environment variable `name`, a whole number from lo to
-    hi, or `default` when it is not set."""
+def setting(name):
+    """Returns mwcheck's setting read from the environment variable `name`:
+    a whole number in its range (SETTINGS), or its default when not set."""
+    lo, hi, default = SETTINGS[name]
     s = os.environ.get(name)
     if s is None:
         return default
@@ -169,14 +170,15 @@ class Runtime:
         self.libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                                    ctypes.c_int, ctypes.c_long]
         self.op_index, self.next_wr = 0, 1
-        self.settle = 0.03
+        self.settle = SETTLE_MS / 1000
         # A verb still inside after this long is given up on: the traceback
         # names the op, and the process ends as soon as the kernel lets it.
-        self.stuck = env_number('MWC_STUCK_MS', 1, 86400000, 120000) / 1000
-        self.op_timeout = env_number('MWC_OP_TIMEOUT_MS', 10, 600000, 3000) / 1000
+        self.stuck = setting('MWC_STUCK_MS') / 1000
+        self.op_timeout = setting('MWC_OP_TIMEOUT_MS') / 1000
         # The port and GID index, as mwcheck's --port and --gid-index.
-        self.port = env_number('MWC_PORT', 1, 255, 1)
-        gid_index = env_number('MWC_GID_INDEX', 0, 255, None)
+        self.port = setting('MWC_PORT')
+        gid_index = setting('MWC_GID_INDEX')
+        gid_index = None if gid_index < 0 else gid_index
         # A console, say: written before the op's verb is called, so a
         # machine whose kernel dies in it has the op's number as its last line.
         self.op_log = open(os.environ['MWC_OP_LOG'], 'w') if os.environ.get('MWC_OP_LOG') else None

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "adapters/device_settings.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::exports {
@@ -67,5 +68,14 @@ std::string comment_safe(std::string_view s, std::string_view end) {
 
 std::string c_string(std::string_view s) { return quoted(s, false); }
 std::string py_string(std::string_view s) { return quoted(s, true); }
+
+std::vector<std::string> settings_lines() {
+  using namespace setting;
+  const auto def = [](const DeviceSetting& s) { return std::to_string(s.def); };
+  return {std::string(port.env) + " (" + def(port) + ") and " + std::string(gid_index.env) +
+              " (the first RoCE v2 IPv4 GID) pick the port and",
+          "the GID loopback connections use; " + std::string(op_timeout_ms.env) + " (" +
+              def(op_timeout_ms) + ") how long an op may take."};
+}
 
 }  // namespace mwc::exports

@@ -25,6 +25,9 @@ std::vector<std::string> header_lines(const Reproducer& r, size_t n);
 // Returns `s` with every occurrence of `end` (a comment's or a docstring's
 // terminator) broken up, and control characters dropped.
 std::string comment_safe(std::string_view s, std::string_view end);
+// Returns the lines that say which environment variables set what
+// (device_settings.def), with their defaults.
+std::vector<std::string> settings_lines();
 // Returns a C string literal of `s`.
 std::string c_string(std::string_view s);
 // Returns a Python string literal of `s`.

@@ -8,6 +8,7 @@
 // them, so addresses need no translation; rkeys do, and the session's Book
 // keeps the consumer's copy of each window's rkey and the one before it.
 #pragma once
+#include "adapters/device_settings.hpp"
 #include "adapters/faults.hpp"
 #include <cstdint>
 #include <cstdio>
@@ -39,10 +40,10 @@ using mwc::Fault;
 
 struct SessionOptions {
   std::string device;         // ibverbs device name; empty: the first device
-  int op_timeout_ms = 3000;   // a completion later than this is TIMEOUT
-  int port = 1;               // the port the QPs use
-  int gid_index = -1;         // the GID loopback connections address; -1: the first usable
-  int settle_ms = 30;         // how long an unsignaled work request's error may take
+  int op_timeout_ms = setting::op_timeout_ms.def;  // a completion later than this is TIMEOUT
+  int port = setting::port.def;                    // the port the QPs use
+  int gid_index = setting::gid_index.def;  // the GID loopback connections address; -1: the first usable
+  int settle_ms = kSettleMs;               // how long an unsignaled work request's error may take
   Fault fault = Fault::none;  // injected into this session
 };
 
