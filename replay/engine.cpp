@@ -22,20 +22,17 @@ void Verdicts::merge(const Verdicts& o) {
 Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     : model_(p), caps_(caps), fmt_(&mwb::format(version)), fast_((model_.reset(caps), model_), caps),
       column_(column) {
-  // The record loop's table, by code byte and key field (object bits
-  // 20-21): for a folded compact code, how many objects the key may name
-  // (0: none, the scalar path decides), where their check words start,
-  // and bit(right) of its op.
+  // The record loop's table (Lane).
   const mwb::Format& f = *fmt_;
   for (int b = 0; b < 256; ++b) {
     const uint8_t c = f.code_of[b];
     if (f.version < 2 || !mwb::is_compact(c) || !((c - mwb::kCompactBase) & 1)) continue;
-    const uint64_t rbit = FastPath::bit(mwb::kCompactRight[c - mwb::kCompactBase]);
+    const uint8_t rbit = FastPath::bit(mwb::kCompactRight[c - mwb::kCompactBase]);
     for (int k = 0; k < 4; ++k) {
       const RkeyBase kb = mwb::kCompactKey[k];
       const HandleKind hk = kb == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw;
-      const uint64_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
-      lane_[static_cast<size_t>(k << 8 | b)] = rbit << 56 | uint64_t{fast_.slot_of(kb, 0)} << 32 | count;
+      const uint32_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
+      lane_[static_cast<size_t>(k << 8 | b)] = Lane{count, fast_.slot_of(kb, 0), rbit};
     }
   }
 }
@@ -156,7 +153,7 @@ template <bool Sharded>
 // its own, so that what it keeps fits in registers.
 const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed) {
   const FastPath::HotView v = fast_.hot_view();
-  const uint64_t* const lane = lane_.data();
+  const Lane* const lane = lane_.data();
   const uint32_t qps = caps_[static_cast<int>(HandleKind::Qp)];
   constexpr ptrdiff_t kSize = mwb::kCompactSize;
   const uint8_t* const from = p;
@@ -167,14 +164,13 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
     uint32_t off;
     std::memcpy(&w, p, 8);  // little-endian hosts only
     std::memcpy(&off, p + 8, 4);
-    const uint64_t e = lane[(w & 0xff) | ((w >> 20) & 0x300)];
+    const Lane& e = lane[(w & 0xff) | ((w >> 20) & 0x300)];
     const uint32_t h = (w >> 8) & 0xfffff;
     const uint32_t qp = (w >> 32) & 0xffff;
     const auto len = static_cast<uint32_t>(w >> 48);
     // Handles past the caps are reduced by the scalar path.
-    if (h >= static_cast<uint32_t>(e) || qp >= qps) break;
-    const auto slot = h + static_cast<uint32_t>((e >> 32) & 0xffffff);
-    if (!FastPath::pass_hot(v, qp, slot, off, len, static_cast<uint8_t>(e >> 56))) break;
+    if (h >= e.count || qp >= qps) break;
+    if (!FastPath::pass_hot(v, qp, h + e.base, off, len, e.rbit)) break;
   }
   passed += static_cast<uint64_t>(p - from) / kSize;
   return p;

@@ -82,8 +82,15 @@ class alignas(64) Engine {
   const mwb::Format* fmt_;
   FastPath fast_;
   uint64_t compact_hits_ = 0;
-  // The record loop's table (the constructor says what it holds).
-  std::array<uint64_t, 1024> lane_{};
+  // The record loop's table, by code byte and key field (object bits
+  // 20-21), for a folded compact code: how many objects the key may name
+  // (0: none, the scalar path decides), where their check words start,
+  // and bit(right) of its op. 16 bytes, so that each is read in place.
+  struct alignas(16) Lane {
+    uint32_t count = 0, base = 0;
+    uint8_t rbit = 0;
+  };
+  std::array<Lane, 1024> lane_{};
   Op op_;  // the op being run (full records and the slow path)
   int column_;
   ShardFilter filter_;
