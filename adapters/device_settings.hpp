@@ -7,14 +7,12 @@
 namespace mwc {
 
 struct DeviceSetting {
-  std::string_view field, env;  // its name in mwcheck's code; the exports' environment variable
-  long lo, hi, def;             // the range it must lie in, and its default
-  // Returns whether v is in the range.
-  constexpr bool allows(long v) const { return v >= lo && v <= hi; }
+  std::string_view env;  // the exports' environment variable
+  long lo, hi, def;      // the range it must lie in, and its default
 };
 
 namespace setting {
-#define S(f, env, lo, hi, def) inline constexpr DeviceSetting f{#f, #env, lo, hi, def};
+#define S(f, env, lo, hi, def) inline constexpr DeviceSetting f{#env, lo, hi, def};
 MWC_DEVICE_SETTINGS(S)
 #undef S
 }  // namespace setting

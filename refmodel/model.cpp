@@ -423,7 +423,8 @@ Outcome Model::bind(const BindReq& r) {
   });
   if (fail == Rule::bind_ok && len) {
     // The access checks, in the order rules.hpp gives them, then the range.
-    rules::walk<rules::kBindAccessChain<C>>([&](const rules::BindAccessCheck<C>& c) __attribute__((always_inline)) {
+    rules::walk<rules::kBindAccessChain<C>>([&](const rules::BindAccessCheck<C>& c)
+                                                __attribute__((always_inline)) {
       // access_partial's bug is in one link: C10-74 blind to REMOTE_ATOMIC.
       const uint32_t mw = c.rule == Rule::bind_local_write ? access & atomic_seen : access;
       if (c.holds(mw, m->access, c.uses_knob ? knob(c.knob) : 0)) return false;

@@ -11,8 +11,9 @@
 // holds) or moves a QP's PD or incarnation; a work request or a peer's
 // request makes its QP's copy stale only when what the responder serves
 // by (Model::responder_word) moved, as an error does; and a Poll op
-// changes its QP's completion ring alone, which no copy holds. The checks are the rule templates of rules.hpp
-// (grants, remote_range_ok, translate, atomic_aligned) on those copies. A
+// changes its QP's completion ring alone, which no copy holds. The checks
+// are the rule templates of rules.hpp (grants, remote_range_ok,
+// translate, atomic_aligned) on those copies. A
 // pass means the model would answer the usual success and change nothing;
 // anything else (a refusal, a stale copy, an op of another shape) runs on
 // the model itself. D is the rules' domain: a test breaks one template
