@@ -99,7 +99,7 @@ TEST(Exports, TheCProgramRefusesASettingOutOfMwchecksRangeBeforeOpeningADevice) 
       << out;
   for (const DeviceSetting& d : kDeviceSettings) {
     const std::string range = "give a whole number from " + std::to_string(d.lo) + " to " + std::to_string(d.hi);
-    for (const std::string v : {std::to_string(d.lo - 1), std::to_string(d.hi + 1), std::to_string(d.lo) + "x",
+    for (const std::string& v : {std::to_string(d.lo - 1), std::to_string(d.hi + 1), std::to_string(d.lo) + "x",
                                 std::string()}) {
       const std::string env = std::string(d.env) + "=" + v;
       EXPECT_EQ(sh(env + " " + bin, &out), 2) << env << ": " << out;

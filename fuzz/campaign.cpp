@@ -104,7 +104,10 @@ std::vector<Finding> run_campaign(Backend& a, Backend& b, const std::vector<Trac
     st.runs = run + 1;
     const auto d = first_divergence(t, a, b, oa, ob);
     const bool new_triple = cov.add(t, oa, ob);
-    const bool new_branch = (a.profile() && branches.add(oa, pa)) | (b.profile() && branches.add(ob, pb));
+    // Both sides' branches are added, whether or not the first was new.
+    const bool new_a = a.profile() && branches.add(oa, pa);
+    const bool new_b = b.profile() && branches.add(ob, pb);
+    const bool new_branch = new_a || new_b;
     if (new_branch) favored.push_back(run < nseeds ? run : pool.size());
     if ((new_triple || new_branch) && run >= nseeds) pool.push_back(t);
     st.branches = branches.size();

@@ -12,26 +12,9 @@
 
 namespace {
 
-// Every profile, and each knob alternative on the verbs profile.
-const std::vector<mwc::Profile>& profiles() {
-  static const std::vector<mwc::Profile> ps = [] {
-    std::vector<mwc::Profile> v;
-    for (int c = 0; c < mwc::kProfileCount; ++c) v.push_back(mwc::profile(static_cast<mwc::ProfileId>(c)));
-    const auto knobs = mwc::knob_descs();
-    for (size_t k = 0; k < knobs.size(); ++k)
-      for (size_t a = 0; a < knobs[k].alts.size(); ++a) {
-        mwc::Profile p = mwc::profile(mwc::ProfileId::verbs);
-        p.v[k] = static_cast<uint8_t>(a);
-        p.name = "verbs+" + std::string(knobs[k].name) + "=" + std::string(knobs[k].alts[a].name);
-        v.push_back(p);
-      }
-    return v;
-  }();
-  return ps;
-}
-
 void check_all(const mwc::Trace& t) {
-  for (const mwc::Profile& p : profiles()) {
+  static const std::vector<mwc::Profile> profiles = mwc::profile_variants();
+  for (const mwc::Profile& p : profiles) {
     const mwc::replay::Divergence d = mwc::replay::first_divergence(t, p);
     if (d.op < 0) continue;
     std::fprintf(stderr, "profile %s, op %lld: model %s (%s), fast path %s (%s)\n", p.name.c_str(),

@@ -2,12 +2,13 @@
 # Builds every fuzz target as OSS-Fuzz and ClusterFuzzLite do (their build.sh
 # calls this): with $CC, $CXX, $CXXFLAGS and $LIB_FUZZING_ENGINE, into $OUT,
 # each target beside <target>_seed_corpus.zip, <target>.options and, for the
-# text parser, <target>.dict. Only the model and the targets are built: no
-# test framework, Z3 or rapidcheck (OSS-Fuzz links libc++).
+# text parser, <target>.dict. Only the model, the replay engine and the
+# targets are built: no test framework, Z3 or rapidcheck (OSS-Fuzz links
+# libc++).
 set -euo pipefail  # also when run as `bash oss_fuzz_build.sh`
 src="$(cd "$(dirname "$0")/.." && pwd -P)"
 build="${WORK:-/tmp}/mwcheck-fuzz-build"
-targets=(fuzz_text fuzz_binary fuzz_model fuzz_diff fuzz_fastpath)
+targets=(fuzz_text fuzz_binary fuzz_model fuzz_diff fuzz_fastpath fuzz_replay)
 
 cmake -S "$src" -B "$build" -G Ninja -Wno-dev \
   -DCMAKE_BUILD_TYPE=Release -DMWCHECK_FUZZ=ON \

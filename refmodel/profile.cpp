@@ -31,6 +31,19 @@ static_assert(std::size(kProfiles) == 5, "KnobDesc::profile_value has five colum
 std::span<const KnobDesc> knob_descs() { return kKnobs; }
 std::span<const ProfileDesc> profile_descs() { return kProfiles; }
 
+std::vector<Profile> profile_variants() {
+  std::vector<Profile> ps;
+  for (int c = 0; c < kProfileCount; ++c) ps.push_back(profile(static_cast<ProfileId>(c)));
+  for (size_t k = 0; k < std::size(kKnobs); ++k)
+    for (size_t a = 0; a < kKnobs[k].alts.size(); ++a) {
+      Profile p = profile(ProfileId::verbs);
+      p.v[k] = static_cast<uint8_t>(a);
+      p.name = "verbs+" + std::string(kKnobs[k].name) + "=" + std::string(kKnobs[k].alts[a].name);
+      ps.push_back(p);
+    }
+  return ps;
+}
+
 std::optional<Knob> knob_from_name(std::string_view n) {
   for (int i = 0; i < kKnobCount; ++i)
     if (kKnobs[i].name == n) return static_cast<Knob>(i);

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "refmodel/knobs.def"
 
@@ -90,6 +91,10 @@ struct Profile {
 
 // Returns the named profile.
 Profile profile(ProfileId id);
+// Returns every column's profile (index = column), then the verbs profile
+// with each knob alternative in turn ("verbs+KNOB=ALT"): what differential
+// tests and fuzz targets run a trace under.
+std::vector<Profile> profile_variants();
 // Parses "NAME" or "NAME+knob=alt+knob=alt". Returns the profile, or an
 // error message in `err` (input quoted, names from knobs.def).
 std::optional<Profile> parse_profile(std::string_view spec, std::string& err);

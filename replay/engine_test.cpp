@@ -14,6 +14,7 @@
 #include "adapters/model_backend.hpp"
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/test_util.hpp"
+#include "replay/engine_diff.hpp"
 #include "replay/gen.hpp"
 #include "replay/replay.hpp"
 
@@ -42,52 +43,8 @@ Profile parse(const std::string& spec) {
   return *p;
 }
 
-// What `mwcheck run --check` decides of a whole trace.
-Verdicts run_verdicts(const Trace& t, const std::vector<Outcome>& outs, int column) {
-  Verdicts v;
-  v.ops = t.ops.size();
-  std::vector<uint32_t> checked;
-  v.first = check_expectations("", t, outs, column, &checked);
-  v.checked = checked.size();
-  v.mismatches = v.first.size();
-  return v;
-}
-
-void expect_same(const Verdicts& a, const Verdicts& b, const std::string& what) {
-  EXPECT_EQ(a.ops, b.ops) << what;
-  EXPECT_EQ(a.checked, b.checked) << what;
-  EXPECT_EQ(a.mismatches, b.mismatches) << what;
-  ASSERT_EQ(a.first.size(), b.first.size()) << what;
-  for (size_t i = 0; i < a.first.size(); ++i) {
-    EXPECT_EQ(a.first[i].op, b.first[i].op) << what;
-    EXPECT_EQ(a.first[i].text, b.first[i].text) << what;
-    EXPECT_EQ(a.first[i].observed, b.first[i].observed) << what;
-    EXPECT_EQ(a.first[i].expected, b.first[i].expected) << what;
-  }
-}
-
-// Returns the record bytes of a .mwb image (no header, string table or trailer).
-std::span<const uint8_t> records_of(const std::vector<uint8_t>& mwb) {
-  const auto h = std::get<MwbHeader>(decode_header(mwb));
-  const size_t after = h.strtab + (has_trailer(h.version) ? kMwbTrailerSize : 0);
-  return std::span(mwb).subspan(kMwbHeaderSize, mwb.size() - kMwbHeaderSize - after);
-}
-
-// Feeds the records in pieces of `step` bytes, as a reader at a chunk
-// boundary would, and returns the engine's verdicts and outcomes.
-Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Profile& p, int column, size_t step,
-                      std::vector<Outcome>& outs) {
-  const Trace t = std::get<Trace>(decode_mwb(mwb));
-  Engine e(p, column, t.caps, static_cast<uint16_t>(mwb[4]));
-  e.record_outcomes(&outs);
-  std::vector<uint8_t> pending;
-  const auto rec = records_of(mwb);
-  for (size_t at = 0; at < rec.size(); at += step) {
-    const auto piece = rec.subspan(at, std::min(step, rec.size() - at));
-    pending.insert(pending.end(), piece.begin(), piece.end());
-    pending.erase(pending.begin(), pending.begin() + static_cast<long>(e.feed(pending)));
-  }
-  return e.finish();
+void expect_same(const Verdicts& got, const Verdicts& want, const std::string& what) {
+  EXPECT_EQ(verdicts_diff(got, want), "") << what;
 }
 
 TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
@@ -106,7 +63,7 @@ TEST(Engine, CorpusReplaysWithRunsOutcomesAndVerdicts) {
       mismatches += run.mismatches;
       for (size_t step : {size_t{1}, size_t{7}, mwb.size()}) {
         std::vector<Outcome> got;
-        const Verdicts v = replay_bytes(mwb, parse(u.spec), u.column, step, got);
+        const Verdicts v = replay_bytes(mwb, t.caps, parse(u.spec), u.column, step, &got);
         const std::string what =
             f.filename().string() + " under " + u.spec + " version " + std::to_string(version);
         ASSERT_EQ(got.size(), want.size()) << what;

@@ -16,21 +16,6 @@
 namespace mwc::replay {
 namespace {
 
-// Every profile, and every alternative of every knob on the verbs profile.
-std::vector<Profile> all_profiles() {
-  std::vector<Profile> ps;
-  for (int c = 0; c < kProfileCount; ++c) ps.push_back(profile(static_cast<ProfileId>(c)));
-  const auto knobs = knob_descs();
-  for (size_t k = 0; k < knobs.size(); ++k)
-    for (size_t a = 0; a < knobs[k].alts.size(); ++a) {
-      Profile p = profile(ProfileId::verbs);
-      p.v[k] = static_cast<uint8_t>(a);
-      p.name = "verbs+" + std::string(knobs[k].name) + "=" + std::string(knobs[k].alts[a].name);
-      ps.push_back(p);
-    }
-  return ps;
-}
-
 // Returns the .mwb file `gen` writes for o.
 std::vector<uint8_t> gen_bytes(const GenOptions& o) {
   char* p = nullptr;
@@ -85,7 +70,7 @@ TEST(FastPath, AgreesWithTheModelOpByOpOnTheCorpusUnderEveryProfileAndKnob) {
   ASSERT_GE(traces.size(), 40u);
   uint64_t fast = 0;
   for (const Trace& t : traces)
-    for (const Profile& p : all_profiles()) {
+    for (const Profile& p : profile_variants()) {
       const Divergence d = first_divergence(t, p);
       EXPECT_EQ(d.op, -1) << t.origin << " under " << p.name << ": op " << d.op + 1 << " "
                           << (d.op >= 0 ? op_to_text(t.ops[static_cast<size_t>(d.op)]) : "")
@@ -98,7 +83,7 @@ TEST(FastPath, AgreesWithTheModelOpByOpOnTheCorpusUnderEveryProfileAndKnob) {
 TEST(FastPath, AgreesWithTheModelOpByOpOnGeneratedTraces) {
   uint64_t ops = 0, fast = 0, hot = 0;
   for (const Trace& t : generated())
-    for (const Profile& p : all_profiles()) {
+    for (const Profile& p : profile_variants()) {
       ops += t.ops.size();
       const Divergence d = first_divergence(t, p);
       EXPECT_EQ(d.op, -1) << "under " << p.name << ": op " << d.op + 1 << " "
@@ -123,7 +108,7 @@ TEST(FastPath, ABrokenFastPathIsCaught) {
     BreakRule<B> broken(static_cast<int>(f));
     bool caught = false;
     for (size_t i = 0; i < traces.size() && !caught; ++i)
-      for (const Profile& p : all_profiles())
+      for (const Profile& p : profile_variants())
         if (first_divergence<B>(traces[i], p).op >= 0) {
           caught = true;
           break;

@@ -14,6 +14,19 @@
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::replay {
+
+void expect_by_column(std::span<const Pattern> pats, size_t driver, std::vector<Expectation>& es) {
+  es.push_back(Expectation{0, true, 0, pats[driver]});
+  const size_t first = es.size();
+  for (size_t c = 0; c < pats.size(); ++c) {
+    if (c == driver || pats[c] == pats[driver]) continue;
+    auto same = std::find_if(es.begin() + static_cast<long>(first), es.end(),
+                             [&](const Expectation& e) { return e.pattern == pats[c]; });
+    if (same == es.end()) same = es.insert(es.end(), Expectation{0, false, 0, pats[c]});
+    same->profiles |= static_cast<uint8_t>(1u << c);
+  }
+}
+
 namespace {
 
 constexpr uint64_t kMrLen = 64 << 10;  // each MR covers its own 64 KiB of the PD's buffer
@@ -172,16 +185,7 @@ Outcome Gen::emit(const Op& op) {
     failed_ = failed_ || (out.ret != Result::kOK && out.ret != Result::kEMPTY) ||
               (out.wc != WcStatus::kNONE && out.wc != WcStatus::kIBV_WC_SUCCESS);
   }
-  if (!cols_.empty()) {
-    es_.push_back(Expectation{0, true, 0, pats[driver_]});
-    for (size_t i = 0; i < models_.size(); ++i) {
-      if (i == driver_ || pats[i] == pats[driver_]) continue;
-      auto same = std::find_if(es_.begin() + 1, es_.end(),
-                               [&](const Expectation& e) { return e.pattern == pats[i]; });
-      if (same == es_.end()) same = es_.insert(es_.end(), Expectation{0, false, 0, pats[i]});
-      same->profiles |= static_cast<uint8_t>(1u << cols_[i]);
-    }
-  }
+  if (!cols_.empty()) expect_by_column(pats, driver_, es_);
   sink_of(op).op(op, es_);
   return drv;
 }

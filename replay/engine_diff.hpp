@@ -1,0 +1,45 @@
+// The replay engine against `mwcheck run`: the differential check the
+// engine's tests and the fuzz_replay target share. The engine runs a
+// trace's .mwb records; `run` steps Model over the decoded trace and checks
+// its expectations (compare/expectations.hpp). Both must give every op the
+// same outcome and the trace the same verdicts.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "refmodel/trace.hpp"
+#include "replay/engine.hpp"
+
+namespace mwc::replay {
+
+// Returns the record bytes of a .mwb image: no header, string table or trailer.
+std::span<const uint8_t> records_of(const std::vector<uint8_t>& mwb);
+
+// Returns what `mwcheck run --check` decides of trace t whose ops had the
+// outcomes `outs` under profile column `column` (-1: fallback clauses only).
+Verdicts run_verdicts(const Trace& t, std::span<const Outcome> outs, int column);
+
+// Returns t with each op expecting the exact outcome the model gives it
+// under each profile column: a fallback from verbs and a clause for every
+// column that differs (what `gen --expect all` writes).
+Trace with_model_expectations(Trace t);
+
+// Returns the verdicts of an engine fed the records of .mwb image `mwb` in
+// pieces of `step` bytes, as a reader at chunk boundaries would. With
+// `outs`, the engine appends each op's outcome there, which keeps it off
+// the record loop's own lane: run both ways to cover both.
+Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Caps& caps, const Profile& p, int column,
+                      size_t step, std::vector<Outcome>* outs = nullptr);
+
+// Returns the first difference between two replays' verdicts, or "".
+std::string verdicts_diff(const Verdicts& got, const Verdicts& want);
+
+// Replays t in .mwb `version` under profile p (column `column`) fed in
+// pieces of `step` bytes, once recording outcomes and once on the record
+// loop's lane; returns the first way the engine parts from Model::step's
+// outcomes (meaning and rule) and run's verdicts, or "" when it agrees.
+std::string engine_divergence(const Trace& t, const Profile& p, int column, uint16_t version, size_t step);
+
+}  // namespace mwc::replay
