@@ -79,8 +79,8 @@ constexpr auto kAliveEvery = std::chrono::seconds(10);  // well inside the guest
 }
 
 // Returns the live (not yet zombie) processes whose parent is `parent`,
-// from /proc.
-std::vector<pid_t> children_of(pid_t parent) {
+// from /proc; clears `whole` when the scan ended early.
+std::vector<pid_t> children_of(pid_t parent, bool& whole) {
   std::vector<pid_t> kids;
   std::error_code ec;
   // Processes come and go while we read: an error ends the scan, never the program.
@@ -99,6 +99,7 @@ std::vector<pid_t> children_of(pid_t parent) {
       continue;
     if (ppid == parent && state != 'Z' && state != 'X') kids.push_back(static_cast<pid_t>(std::stol(name)));
   }
+  if (ec) whole = false;
   return kids;
 }
 
@@ -108,10 +109,11 @@ std::vector<pid_t> children_of(pid_t parent) {
 // one may fork while another dies.
 void kill_below(pid_t keeper) {
   for (int round = 0; round < 200; ++round) {
-    std::vector<pid_t> all = children_of(keeper);
+    bool whole = true;  // a scan cut short cannot show that nothing is left
+    std::vector<pid_t> all = children_of(keeper, whole);
     for (size_t i = 0; i < all.size(); ++i)
-      for (const pid_t k : children_of(all[i])) all.push_back(k);
-    if (all.empty()) return;
+      for (const pid_t k : children_of(all[i], whole)) all.push_back(k);
+    if (all.empty() && whole) return;
     for (const pid_t p : all) kill(p, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

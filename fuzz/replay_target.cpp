@@ -30,8 +30,9 @@ void check_all(const mwc::Trace& t, size_t step) {
       if (version == 1 && column < 0) continue;
       const std::string d = mwc::replay::engine_divergence(t, p, column, version, piece);
       if (d.empty()) continue;
-      std::fprintf(stderr, "profile %s, .mwb version %u, fed in pieces of %zu bytes: %s\n",
-                   p.name.c_str(), version, piece, d.c_str());
+      const std::string fed = piece == SIZE_MAX ? "whole" : "in pieces of " + std::to_string(piece) + " bytes";
+      std::fprintf(stderr, "profile %s, .mwb version %u, fed %s: %s\n", p.name.c_str(), version,
+                   fed.c_str(), d.c_str());
       mwc::fuzz::fail("the replay engine and run disagree", &t);
     }
   }
