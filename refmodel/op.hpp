@@ -106,7 +106,8 @@ Arg store(const typename Type<K>::type& x) {
       MWC_FIELDS_##name(MWC_VIEW_STORE) return op;               \
     }                                                            \
    private:                                                      \
-    int unused_;                                                 \
+    /* Ends the list MWC_VIEW_LOAD makes (each item ends in a comma). */ \
+    [[maybe_unused]] int unused_;                                \
   };
 MWC_OPS(OP)
 #undef OP

@@ -21,10 +21,12 @@ std::span<const uint8_t> records_of(const std::vector<uint8_t>& mwb);
 // outcomes `outs` under profile column `column` (-1: fallback clauses only).
 Verdicts run_verdicts(const Trace& t, std::span<const Outcome> outs, int column);
 
-// Returns t with each op expecting the exact outcome the model gives it
-// under each profile column: a fallback from verbs and a clause for every
-// column that differs (what `gen --expect all` writes).
-Trace with_model_expectations(Trace t);
+// Returns t with each op expecting the outcome the model gives it under
+// each profile column: a fallback from verbs and a clause for every column
+// that differs (what `gen --expect all` writes). The clauses of op i are
+// exact, or, when bit i % 64 of `loose` is set, leave the completion's
+// opcode and the key out (patterns as people write them).
+Trace with_model_expectations(Trace t, uint64_t loose = 0);
 
 // Returns the verdicts of an engine fed the records of .mwb image `mwb` in
 // pieces of `step` bytes, as a reader at chunk boundaries would. With
