@@ -47,9 +47,10 @@ bool Engine::mine(const uint8_t* p) const {
   return filter_.owner[filter_.node_base[static_cast<int>(k)] + h] == filter_.me;
 }
 
+template <bool Sharded>
 [[gnu::always_inline]] inline void Engine::verdict() {
   pending_ = false;
-  if (!counts_) return;
+  if (Sharded && !counts_) return;  // unsharded, every op counts
   ++v_.ops;
   if (want_ == kUnchecked) return;
   ++v_.checked;
@@ -68,7 +69,9 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
   const uint8_t* p = rec.data();
   const uint8_t* const end = p + rec.size();
   const mwb::Format& f = *fmt_;
-  // Ops the record loop passed since they were last counted.
+  // Ops the record loop passed since they were last counted: counted
+  // before the next op starts (index_ numbers it); a full record counts
+  // them only when there are some, as most follow another full record.
   uint64_t passed = 0;
   const auto count = [&](uint64_t& n) {
     index_ += n, v_.ops += n, v_.checked += n, compact_hits_ += n;
@@ -80,7 +83,7 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
     if (static_cast<size_t>(end - p) < size) [[unlikely]]
       break;
     if (V2 && mwb::is_compact(code)) [[likely]] {
-      if (pending_) verdict();
+      if (pending_) verdict<Sharded>();
       // The usual case, decided in a loop of its own: folded compact
       // records whose check words pass.
       if constexpr (!Sharded) {
@@ -97,8 +100,9 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
       }
       if (start<Sharded>(p)) compact(code, p + 1);
     } else if (code < kOpCount || (V2 && code >= mwb::kFoldBase)) {
-      if constexpr (!Sharded) count(passed);
-      if (pending_) verdict();
+      if constexpr (!Sharded)
+        if (passed) count(passed);
+      if (pending_) verdict<Sharded>();
       if (start<Sharded>(p)) {
         uint64_t folded = kUnchecked;
         out_ = run<V2>(static_cast<uint8_t>(mwb::full_op(code, &folded)), p + 1);
@@ -262,7 +266,7 @@ void Engine::check(uint64_t word) {
 }
 
 const Verdicts& Engine::finish() {
-  if (pending_) verdict();
+  if (pending_) verdict<true>();
   return v_;
 }
 

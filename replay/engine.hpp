@@ -73,6 +73,7 @@ class alignas(64) Engine {
   const uint8_t* run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed);
   void hold_usual(const uint8_t* p);
   void take_expect(const uint8_t* p);
+  template <bool Sharded>
   void verdict();
   [[gnu::noinline]] void check(uint64_t word);
   bool mine(const uint8_t* p) const;
