@@ -161,8 +161,10 @@ class Gen {
   GenOptions o_;
   std::mt19937_64 rng_;
   std::span<TraceSink* const> sinks_;  // one per shard of the PDs
-  std::vector<Model> models_;  // models_[driver_] steers the trace
-  std::vector<int> cols_;      // each model's profile column (-1: fallback only)
+  // models_[driver_] steers the trace; under "all", models_[c] is column
+  // c's, and under one profile its model gives the fallback alone.
+  std::vector<Model> models_;
+  bool expects_ = false;  // not "none"
   size_t driver_ = 0;
   std::vector<Win> wins_;
   std::vector<Reg> regs_;
@@ -185,7 +187,7 @@ Outcome Gen::emit(const Op& op) {
     failed_ = failed_ || (out.ret != Result::kOK && out.ret != Result::kEMPTY) ||
               (out.wc != WcStatus::kNONE && out.wc != WcStatus::kIBV_WC_SUCCESS);
   }
-  if (!cols_.empty()) expect_by_column(pats, driver_, es_);
+  if (expects_) expect_by_column(pats, driver_, es_);
   sink_of(op).op(op, es_);
   return drv;
 }
@@ -393,17 +395,15 @@ std::string Gen::run() {
   Caps caps;
   for (int k = 0; k < kHandleKinds; ++k) caps[k] = static_cast<uint32_t>(objects(o_)[k]);
   if (o_.expect == "all") {
-    for (int c = 0; c < kProfileCount; ++c) {
-      models_.emplace_back(profile(static_cast<ProfileId>(c)));
-      cols_.push_back(c);
-    }
+    for (int c = 0; c < kProfileCount; ++c) models_.emplace_back(profile(static_cast<ProfileId>(c)));
     driver_ = kDriver;
+    expects_ = true;
   } else if (o_.expect == "none") {
     models_.emplace_back(profile(ProfileId::verbs));
   } else {
     std::string err;
     models_.emplace_back(*parse_profile(o_.expect, err));
-    cols_.push_back(-1);
+    expects_ = true;
   }
   for (auto& m : models_) m.reset(caps);
   wins_.assign(caps[3], Win{});

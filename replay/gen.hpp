@@ -50,7 +50,7 @@ std::unique_ptr<TraceSink> binary_sink(std::FILE* f);
 std::unique_ptr<TraceSink> text_sink(std::FILE* f);
 
 // Appends to `es` the clauses (op 0: the caller numbers them) of an op
-// whose exact outcome under profile column c is pats[c]: a fallback from
+// that expects pattern pats[c] under profile column c: a fallback from
 // column `driver`, then one clause per other pattern, naming its columns.
 void expect_by_column(std::span<const Pattern> pats, size_t driver, std::vector<Expectation>& es);
 
