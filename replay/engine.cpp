@@ -22,8 +22,15 @@ void Verdicts::merge(const Verdicts& o) {
 Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     : model_(p), caps_(caps), fmt_(&mwb::format(version)), fast_((model_.reset(caps), model_), caps),
       column_(column) {
-  // The record loop's table (Lane).
+  // The record loop's tables (full records' ops and folded words; Lane).
   const mwb::Format& f = *fmt_;
+  fold_want_.fill(kUnchecked);
+  for (int c = 0; c < 256; ++c)
+    if (c < kOpCount || (c >= mwb::kFoldBase && c < mwb::kCodeCount2)) {
+      uint64_t word = kUnchecked;
+      full_op_[static_cast<size_t>(c)] = static_cast<uint8_t>(mwb::full_op(static_cast<uint8_t>(c), &word));
+      fold_want_[static_cast<size_t>(c)] = word;
+    }
   for (int b = 0; b < 256; ++b) {
     const uint8_t c = f.code_of[b];
     if (f.version < 2 || !mwb::is_compact(c) || !((c - mwb::kCompactBase) & 1)) continue;
@@ -32,7 +39,7 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
       const RkeyBase kb = mwb::kCompactKey[k];
       const HandleKind hk = kb == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw;
       const uint32_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
-      lane_[static_cast<size_t>(k << 8 | b)] = Lane{count, fast_.slot_of(kb, 0), rbit};
+      lane_[static_cast<size_t>(k << 8 | b)] = Lane{fast_.hot_view().slots + fast_.slot_of(kb, 0), count, rbit};
     }
   }
 }
@@ -104,11 +111,15 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
         if (passed) count(passed);
       if (pending_) verdict<Sharded>();
       if (start<Sharded>(p)) {
-        uint64_t folded = kUnchecked;
-        out_ = run<V2>(static_cast<uint8_t>(mwb::full_op(code, &folded)), p + 1);
+        out_ = run<V2>(full_op_[code], p + 1);
         if (outcomes_) [[unlikely]]
           outcomes_->push_back(out_);
-        if (folded != kUnchecked) seen_ = kFallback, want_ = folded;
+        // A folded expectation is the op's fallback clause (else none yet;
+        // version 1 has no folded codes).
+        if constexpr (V2) {
+          want_ = fold_want_[code];
+          seen_ = want_ == kUnchecked ? 0 : kFallback;
+        }
       }
     } else if (code == mwb::kExpectCode && pending_) {
       // Mostly one fallback clause per op: kept without further ado.
@@ -174,7 +185,7 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
     const auto len = static_cast<uint32_t>(w >> 48);
     // Handles past the caps are reduced by the scalar path.
     if (h >= e.count || qp >= qps) break;
-    if (!FastPath::pass_hot(v, qp, h + e.base, off, len, e.rbit)) break;
+    if (!FastPath::pass_words(v, v.qps[qp], e.slots[h], off, len, e.rbit)) break;
   }
   passed += static_cast<uint64_t>(p - from) / kSize;
   return p;

@@ -84,14 +84,21 @@ class alignas(64) Engine {
   FastPath fast_;
   uint64_t compact_hits_ = 0;
   // The record loop's table, by code byte and key field (object bits
-  // 20-21), for a folded compact code: how many objects the key may name
-  // (0: none, the scalar path decides), where their check words start,
-  // and bit(right) of its op. 16 bytes, so that each is read in place.
+  // 20-21), for a folded compact code: where the check words of the
+  // objects the key names start, how many there are (0: none, the scalar
+  // path decides), and bit(right) of its op. 16 bytes, so that each is
+  // read in place.
   struct alignas(16) Lane {
-    uint32_t count = 0, base = 0;
+    const FastPath::HotSlot* slots = nullptr;
+    uint32_t count = 0;
     uint8_t rbit = 0;
   };
   std::array<Lane, 1024> lane_{};
+  // By record code, for a full record: its op, and the pattern word of the
+  // expectation folded into the code (kUnchecked: none), so that neither
+  // is a branch on the code (which code comes next is not predictable).
+  std::array<uint8_t, 256> full_op_{};
+  std::array<uint64_t, 256> fold_want_{};
   Op op_;  // the op being run (full records and the slow path)
   int column_;
   ShardFilter filter_;

@@ -1,23 +1,24 @@
 // The replay's data path, shaped like a NIC's: a peer's RDMA read, write or
-// atomic through the current key of a window or an MR is checked against
-// flat per-slot copies (QP word; window or MR slot with the fields the
-// rules read, the window's MR folded in). An op that runs on the model
-// retakes the copies of the windows and MRs it names at once (the next
-// access through them is likely; an MR's with a generation that the
-// windows copied from it compare) and makes its QPs' stale, taken again
-// when next read (a QP goes through several states in a row). What an op
-// can change follows from its kind in the op table: only a Resource op
-// (de)registers an MR (a bind counts its MR's windows, which no copy
-// holds) or moves a QP's PD or incarnation; a work request or a peer's
-// request makes its QP's copy stale only when what the responder serves
-// by (Model::responder_word) moved, as an error does; and a Poll op
-// changes its QP's completion ring alone, which no copy holds. The checks
-// are the rule templates of rules.hpp (grants, remote_range_ok,
-// translate, atomic_aligned) on those copies. A
-// pass means the model would answer the usual success and change nothing;
-// anything else (a refusal, a stale copy, an op of another shape) runs on
-// the model itself. D is the rules' domain: a test breaks one template
-// (broken_rules.hpp) to see the differential tests fail.
+// atomic through the current key of a window or an MR is checked against flat
+// per-slot copies (QP word; window or MR slot with the fields the rules read,
+// the window's MR folded in). An op that runs on the model retakes the copies
+// of the windows and MRs it names at once (the next access through them is
+// likely; an MR's with a generation that the windows copied from it compare)
+// and makes its QPs' stale, taken again when next read (a QP goes through
+// several states in a row); a window made, ended or invalidated is marked
+// stale too (a bind comes before its next access). What an op can change
+// follows from its kind in the op table: only a Resource op (de)registers an
+// MR (a bind counts its MR's windows, which no copy holds) or moves a QP's PD
+// or incarnation; a work request or a peer's request makes its QP's copy
+// stale only when what the responder serves by (Model::responder_word) moved,
+// as an error does; and a Poll op changes its QP's completion ring alone,
+// which no copy holds; a peer's access changes no window or MR. The checks
+// are the rule templates of rules.hpp (grants, remote_range_ok, translate,
+// atomic_aligned) on those copies. A pass means the model would answer the
+// usual success and change nothing; anything else (a refusal, a stale copy,
+// an op of another shape) runs on the model itself. D is the rules' domain: a
+// test breaks one template (broken_rules.hpp) to see the differential tests
+// fail.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -149,10 +150,11 @@ class FastPathT {
     const Outcome o = model_.step(op);
     last_mr_ = last_win_ = kNoHandle;
     switch (op.code) {
-#define MWC_TOUCH(kind, fname, mode, use, def, lo, hi) touch<FieldKind::kind, K>(op.a[i++]);
+#define MWC_TOUCH(kind, fname, mode, use, def, lo, hi) touch<FieldKind::kind, K, A>(op.a[i++]);
 #define OP(name, bin, kind, summary)          \
   case OpCode::name: {                        \
     [[maybe_unused]] constexpr OpKind K = OpKind::kind; \
+    [[maybe_unused]] constexpr bool A = is_access(OpCode::name); \
     int i = 0;                                \
     MWC_FIELDS_##name(MWC_TOUCH)              \
     (void)i;                                  \
@@ -196,8 +198,11 @@ class FastPathT {
   // says nothing: ask pass(). Handles must be below their caps.
   [[gnu::always_inline]] static bool pass_hot(const HotView& v, uint32_t qp, uint32_t slot,
                                               uint32_t off, uint32_t len, uint8_t rbit) {
-    const QpWord& q = v.qps[qp];
-    const HotSlot& s = v.slots[slot];
+    return pass_words(v, v.qps[qp], v.slots[slot], off, len, rbit);
+  }
+  // The same on the QP's word and the key object's check word themselves.
+  [[gnu::always_inline]] static bool pass_words(const HotView& v, const QpWord& q, const HotSlot& s,
+                                                uint32_t off, uint32_t len, uint8_t rbit) {
     // off + len <= end, with len 0 refused (its rule is another): end < 2^32.
     const uint64_t last = uint64_t{off} + static_cast<uint32_t>(len - 1);
     return (q.serves & s.rights & rbit) != 0 && ((q.who ^ s.who) & s.who_mask) == 0 &&
@@ -256,25 +261,32 @@ class FastPathT {
   };
 
   // Marks what one field of a typed view names (handles, addresses, keys).
-  template <FieldKind K, OpKind O, class T>
+  template <FieldKind K, OpKind O, bool A, class T>
   void touch_field(const T& x) {
-    if constexpr (is_handle(K)) touch<K, O>(Arg{0, x, 0});
-    else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey) touch<K, O>(x);
+    if constexpr (is_handle(K)) touch<K, O, A>(Arg{0, x, 0});
+    else if constexpr (K == FieldKind::Addr || K == FieldKind::Rkey) touch<K, O, A>(x);
   }
 #define MWC_TOUCH_V(kind, fname, mode, use, def, lo, hi) \
-  touch_field<FieldKind::kind, K>(v.fname);
+  touch_field<FieldKind::kind, K, A>(v.fname);
 #define OP(name, bin, kind, summary)                          \
   void touch_view(const args::name& v) {                      \
     [[maybe_unused]] constexpr OpKind K = OpKind::kind;       \
+    [[maybe_unused]] constexpr bool A = is_access(OpCode::name); \
     MWC_FIELDS_##name(MWC_TOUCH_V)                            \
   }
   MWC_OPS(OP)
 #undef OP
 #undef MWC_TOUCH_V
 
+  // Returns whether op c is a peer's access (RDMA read, write, atomic).
+  static constexpr bool is_access(OpCode c) {
+    return c == OpCode::peer_write || c == OpCode::peer_read || c == OpCode::peer_fetch_add ||
+           c == OpCode::peer_cmp_swap;
+  }
   // Retakes the copy of what field `a` of an op of kind O names (a QP's:
-  // makes it stale), where an op of that kind can change it.
-  template <FieldKind K, OpKind O>
+  // makes it stale), where an op of that kind can change it; A: the op is
+  // a peer's access.
+  template <FieldKind K, OpKind O, bool A>
   void touch(const Arg& a) {
     constexpr bool mrs = O == OpKind::Resource;  // (de)registers MRs
     if constexpr (K == FieldKind::Qp && O == OpKind::Resource) {
@@ -285,30 +297,45 @@ class FastPathT {
       // or a peer's request may move what its responder serves (an error).
       if (a.h < qps_.size() && qps_[a.h].responder != model_.responder_word(a.h))
         qps_[a.h].serves = kStaleQp;
+    } else if constexpr (K == FieldKind::Mw && O == OpKind::Resource) {
+      forget_win(a.h);  // made or ended
     } else if constexpr (K == FieldKind::Mw) {
-      retake_win(a.h);
+      retake_win<A>(a.h);
     } else if constexpr (K == FieldKind::Mr && mrs) {
       retake_mr(a.h);
     } else if constexpr (K == FieldKind::Addr) {
-      if (a.tag == static_cast<uint8_t>(AddrBase::Mw)) retake_win(a.h);
+      if (a.tag == static_cast<uint8_t>(AddrBase::Mw)) retake_win<A>(a.h);
       if (mrs && a.tag == static_cast<uint8_t>(AddrBase::Mr)) retake_mr(a.h);
     } else if constexpr (K == FieldKind::Rkey) {
-      // Keys keep their object's index: a raw key names it by index.
+      // Keys keep their object's index: a raw key names it by index. A
+      // window's key that is no access's is one an invalidation names.
       if (a.tag == static_cast<uint8_t>(RkeyBase::Mr)) {
         if (mrs) retake_mr(a.h);
       } else if (a.tag != static_cast<uint8_t>(RkeyBase::Raw)) {
-        retake_win(a.h);
+        A ? retake_win<A>(a.h) : forget_win(a.h);
       } else if (const layout::KeyObject k = layout::key_object(a.h); k.window) {
-        retake_win(k.h);
+        A ? retake_win<A>(k.h) : forget_win(k.h);
       } else if (mrs) {
         retake_mr(k.h);
       }
     }
   }
   // A window an op named is used next, as a rule: taken again at once, so
-  // that its next access passes the record loop's check word.
+  // that its next access passes the record loop's check word. A peer's
+  // access changes no window (the model's remote() writes its QP alone):
+  // after one (Access), a copy is taken again only when it is out of date
+  // (never taken, or an MR under it moved).
+  template <bool Access>
   void retake_win(uint32_t h) {
-    if (h < wins_.size() && h != last_win_) refresh_win(h), last_win_ = h;
+    if (h >= wins_.size() || h == last_win_) return;
+    if (Access && wins_[h].state != kStale && mr_gen_[wins_[h].mr] == wins_[h].mr_gen) return;
+    refresh_win(h), last_win_ = h;
+  }
+  // A window an op made, ended or invalidated is unbound after it, as a
+  // rule, and bound again (so taken again) before its next access: its
+  // copy is marked stale, not taken.
+  void forget_win(uint32_t h) {
+    if (h < wins_.size()) wins_[h].state = kStale, hot_[h].rights = 0;
   }
   // MRs change seldom, and windows copy them: taken again at once.
   void retake_mr(uint32_t h) {
