@@ -44,6 +44,21 @@ class FastPathT {
         mr_gen_(caps[2] + 1, 0),
         hot_(caps[3] + caps[2]) {}
 
+  // Returns whether op c is a peer's access (RDMA read, write, atomic): in
+  // the op table, a Remote op that names an address behind its key.
+  static constexpr bool is_access(OpCode c) {
+    switch (c) {
+#define MWC_IS_ADDR(kind, fname, mode, use, def, lo, hi) || FieldKind::kind == FieldKind::Addr
+#define OP(name, bin, kind, summary) \
+  case OpCode::name:                 \
+    return OpKind::kind == OpKind::Remote && (false MWC_FIELDS_##name(MWC_IS_ADDR));
+      MWC_OPS(OP)
+#undef OP
+#undef MWC_IS_ADDR
+    }
+    return false;
+  }
+
   // Returns whether a hot op through the key `key` of object h (a window
   // for MwCur, an MR for Mr; the address an offset into the same object)
   // passes every check, and so succeeds with no change of state. False:
@@ -120,8 +135,7 @@ class FastPathT {
   template <class View>
   Outcome run(const View& v) {
     constexpr OpCode c = View::code;
-    if constexpr (c == OpCode::peer_write || c == OpCode::peer_read ||
-                  c == OpCode::peer_fetch_add || c == OpCode::peer_cmp_swap) {
+    if constexpr (is_access(c)) {
       constexpr bool atomic = c == OpCode::peer_fetch_add || c == OpCode::peer_cmp_swap;
       constexpr uint32_t right = c == OpCode::peer_write  ? acc::REMOTE_WRITE
                                  : c == OpCode::peer_read ? acc::REMOTE_READ
@@ -278,11 +292,6 @@ class FastPathT {
 #undef OP
 #undef MWC_TOUCH_V
 
-  // Returns whether op c is a peer's access (RDMA read, write, atomic).
-  static constexpr bool is_access(OpCode c) {
-    return c == OpCode::peer_write || c == OpCode::peer_read || c == OpCode::peer_fetch_add ||
-           c == OpCode::peer_cmp_swap;
-  }
   // Retakes the copy of what field `a` of an op of kind O names (a QP's:
   // makes it stale), where an op of that kind can change it; A: the op is
   // a peer's access.
@@ -445,5 +454,13 @@ class FastPathT {
 };
 
 using FastPath = FastPathT<>;
+// run() and step() give each access its right by name: the table's
+// accesses must be these four.
+static_assert([] {
+  int n = 0;
+  for (int c = 0; c < kOpCount; ++c) n += FastPath::is_access(static_cast<OpCode>(c));
+  return n == 4 && FastPath::is_access(OpCode::peer_write) && FastPath::is_access(OpCode::peer_read) &&
+         FastPath::is_access(OpCode::peer_fetch_add) && FastPath::is_access(OpCode::peer_cmp_swap);
+}());
 
 }  // namespace mwc::replay
