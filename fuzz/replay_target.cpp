@@ -7,6 +7,8 @@
 // the engine in pieces and whole, with and without outcomes recorded: any
 // op whose outcome or rule differs from Model::step's, or any verdict that
 // differs from run's, aborts.
+#include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -20,19 +22,23 @@ namespace {
 
 void check_all(const mwc::Trace& t, size_t step) {
   static const std::vector<mwc::Profile> profiles = mwc::profile_variants();
+  // The first version's records (full ones only) under the columns; the
+  // version written today under all. Each encoded once for every profile.
+  const uint16_t versions[] = {1, mwc::kMwbVersion};
+  const std::vector<uint8_t> images[] = {mwc::encode_mwb(t, versions[0]), mwc::encode_mwb(t, versions[1])};
   for (size_t i = 0; i < profiles.size(); ++i) {
     const mwc::Profile& p = profiles[i];
     // A column's own clauses, or (knob-adjusted) the fallbacks only.
     const int column = i < static_cast<size_t>(mwc::kProfileCount) ? static_cast<int>(i) : -1;
     const size_t piece = i % 2 ? step : SIZE_MAX;  // alternately in pieces and whole
-    // The first version's records (full ones only) under the columns; the
-    // version written today under all.
-    for (const uint16_t version : {uint16_t{1}, mwc::kMwbVersion}) {
-      if (version == 1 && column < 0) continue;
-      const std::string d = mwc::replay::engine_divergence(t, p, column, version, piece);
+    const std::vector<mwc::Outcome> want = mwc::replay::model_outcomes(t, p);
+    const mwc::replay::Verdicts run = mwc::replay::run_verdicts(t, want, column);
+    for (size_t v = 0; v < std::size(versions); ++v) {
+      if (versions[v] == 1 && column < 0) continue;
+      const std::string d = mwc::replay::engine_divergence(t, images[v], p, column, piece, want, run);
       if (d.empty()) continue;
       const std::string fed = piece == SIZE_MAX ? "whole" : "in pieces of " + std::to_string(piece) + " bytes";
-      std::fprintf(stderr, "profile %s, .mwb version %u, fed %s: %s\n", p.name.c_str(), version,
+      std::fprintf(stderr, "profile %s, .mwb version %u, fed %s: %s\n", p.name.c_str(), versions[v],
                    fed.c_str(), d.c_str());
       mwc::fuzz::fail("the replay engine and run disagree", &t);
     }

@@ -79,13 +79,24 @@ std::string verdicts_diff(const Verdicts& got, const Verdicts& want) {
   return "";
 }
 
-std::string engine_divergence(const Trace& t, const Profile& p, int column, uint16_t version, size_t step) {
-  std::vector<Outcome> want, got;
+std::vector<Outcome> model_outcomes(const Trace& t, const Profile& p) {
+  std::vector<Outcome> outs;
+  outs.reserve(t.ops.size());
   Model m(p);
   m.reset(t.caps);
-  for (const Op& op : t.ops) want.push_back(m.step(op));
-  const Verdicts run = run_verdicts(t, want, column);
-  const auto mwb = encode_mwb(t, version);
+  for (const Op& op : t.ops) outs.push_back(m.step(op));
+  return outs;
+}
+
+std::string engine_divergence(const Trace& t, const Profile& p, int column, uint16_t version, size_t step) {
+  const std::vector<Outcome> want = model_outcomes(t, p);
+  return engine_divergence(t, encode_mwb(t, version), p, column, step, want, run_verdicts(t, want, column));
+}
+
+std::string engine_divergence(const Trace& t, const std::vector<uint8_t>& mwb, const Profile& p,
+                              int column, size_t step, std::span<const Outcome> want, const Verdicts& run) {
+  std::vector<Outcome> got;
+  got.reserve(want.size());
   const Verdicts recorded = replay_bytes(mwb, t.caps, p, column, step, &got);
   if (got.size() != want.size()) return "outcomes " + std::to_string(got.size()) + " instead of " +
                                         std::to_string(want.size());

@@ -38,10 +38,20 @@ Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Caps& caps, const P
 // Returns the first difference between two replays' verdicts, or "".
 std::string verdicts_diff(const Verdicts& got, const Verdicts& want);
 
+// Returns the outcome Model::step gives each op of t under profile p.
+std::vector<Outcome> model_outcomes(const Trace& t, const Profile& p);
+
 // Replays t in .mwb `version` under profile p (column `column`) fed in
 // pieces of `step` bytes, once recording outcomes and once on the record
 // loop's lane; returns the first way the engine parts from Model::step's
 // outcomes (meaning and rule) and run's verdicts, or "" when it agrees.
 std::string engine_divergence(const Trace& t, const Profile& p, int column, uint16_t version, size_t step);
+
+// The same, for a caller that runs one trace under many profiles and
+// versions and so computes each part once: `mwb` is t encoded, `want` its
+// ops' outcomes under p (model_outcomes) and `run` the verdicts of `mwcheck
+// run` on them (run_verdicts).
+std::string engine_divergence(const Trace& t, const std::vector<uint8_t>& mwb, const Profile& p,
+                              int column, size_t step, std::span<const Outcome> want, const Verdicts& run);
 
 }  // namespace mwc::replay
