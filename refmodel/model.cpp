@@ -1,6 +1,7 @@
 #include "refmodel/model.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "refmodel/rules.hpp"
 
@@ -312,16 +313,30 @@ Outcome Model::on_modify_qp(const args::modify_qp& a) {
   using S = QpState;
   const auto to = static_cast<S>(a.state);
   const S from = q->state;
-  bool ok = to == S::kRESET ||
-            (to == S::kERR && (from != S::kRESET || knob(Knob::reset_to_err) == alt::reset_to_err::allowed));
-  ok = ok || (from == S::kRESET && to == S::kINIT) || (from == S::kINIT && to == S::kINIT) ||
-       (from == S::kINIT && to == S::kRTR) || (from == S::kRTR && to == S::kRTS) ||
-       (from == S::kRTS && (to == S::kRTS || to == S::kSQD)) ||
-       (from == S::kSQD && (to == S::kRTS || to == S::kSQD)) ||
-       (from == S::kSQE && to == S::kRTS);
+  // The transitions ibv_modify_qp(3) allows (IBTA 10.3.1), beside any to
+  // ERR: a bit per state it may go to, by state. A table, not a chain of
+  // compares: the replay runs four in a row per failed op.
+  constexpr auto bit = [](S s) { return 1u << static_cast<int>(s); };
+  constexpr uint32_t kAny = bit(S::kRESET);
+  static constexpr uint32_t kNext[] = {
+      kAny | bit(S::kINIT),                 // RESET
+      kAny | bit(S::kINIT) | bit(S::kRTR),  // INIT
+      kAny | bit(S::kRTS),                  // RTR
+      kAny | bit(S::kRTS) | bit(S::kSQD),   // RTS
+      kAny | bit(S::kRTS) | bit(S::kSQD),   // SQD
+      kAny | bit(S::kRTS),                  // SQE
+      kAny,                                 // ERR
+  };
+  static_assert(std::size(kNext) == static_cast<size_t>(S::kERR) + 1);
+  const bool ok = ((kNext[static_cast<int>(from)] >> static_cast<int>(to)) & 1) ||
+                  (to == S::kERR && (from != S::kRESET || knob(Knob::reset_to_err) == alt::reset_to_err::allowed));
   if (!ok) return out(Rule::qp_transition, Result::kEINVAL);
-  if (to == S::kRESET) q->head = q->count = 0;
-  if (to == S::kRTR) q->peer_err = false;  // the peer is connected anew
+  // RESET empties the queue; at RTR the peer is connected anew. Masks,
+  // not branches: which of the four comes next is not predictable.
+  const auto keep = static_cast<uint8_t>(-uint8_t{to != S::kRESET});
+  q->head &= keep;
+  q->count &= keep;
+  q->peer_err &= to != S::kRTR;
   if (from == S::kSQD && to == S::kRTS)
     for (auto& e : q->ring) e.held = false;  // the drained queue runs again
   q->state = to;
@@ -466,9 +481,8 @@ Outcome Model::bind(const BindReq& r) {
   w->rkey = static_cast<uint32_t>(new_rkey);
   take(w->rkey);
   push(*q, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kIBV_WC_BIND_MW, r.flags);
-  Outcome o = out(len ? Rule::bind_ok : Rule::bind_zero_length);
-  o.key = layout::key_moved(w->rkey, w->alloc_key);
-  return o;
+  return out(len ? Rule::bind_ok : Rule::bind_zero_length, Result::kOK, WcStatus::kNONE, WcOpcode::kNONE,
+             layout::key_moved(w->rkey, w->alloc_key));
 }
 
 Outcome Model::on_bind_mw(const args::bind_mw& a) {
@@ -621,15 +635,11 @@ Outcome Model::on_peer_send_inv(const args::peer_send_inv& a) {
     q->peer_err = true;
     return out(Rule::remote_responder_state, Result::kOK, WcStatus::kIBV_WC_RETRY_EXC_ERR);
   }
-  Outcome o = invalidate(a.qp, resolve_rkey(a.rkey));
-  if (o.rule == Rule::inv_ok) {
-    o.wc = WcStatus::kIBV_WC_SUCCESS;
-  } else {
-    o.wc = WcStatus::kIBV_WC_REM_INV_REQ_ERR;
-    q->peer_err = true;
-    q->state = QpState::kERR;
-  }
-  return o;
+  const Outcome o = invalidate(a.qp, resolve_rkey(a.rkey));
+  if (o.rule == Rule::inv_ok) return out(o.rule, o.ret, WcStatus::kIBV_WC_SUCCESS);
+  q->peer_err = true;
+  q->state = QpState::kERR;
+  return out(o.rule, o.ret, WcStatus::kIBV_WC_REM_INV_REQ_ERR);
 }
 
 Outcome Model::on_poll_cq(const args::poll_cq& a) {
@@ -641,9 +651,7 @@ Outcome Model::on_poll_cq(const args::poll_cq& a) {
     if (!e.signaled) continue;
     q->head = static_cast<uint8_t>((q->head + i + 1) % kMaxDepth);
     q->count = static_cast<uint8_t>(q->count - i - 1);
-    Outcome o = out(e.rule, Result::kOK, e.st);
-    o.wc_op = e.op;
-    return o;
+    return out(e.rule, Result::kOK, e.st, e.op);
   }
   return out(Rule::poll_empty, Result::kEMPTY);
 }

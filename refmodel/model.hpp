@@ -306,13 +306,9 @@ class Model {
   [[gnu::cold]] Outcome remote_refused(Qp& q, Rule fail, WcStatus st);
   [[gnu::cold]] Outcome transport_refused(Qp& q);
   Outcome invalidate(uint32_t qp, uint32_t rkey);
-  Outcome out(Rule r, Result ret = Result::kOK, WcStatus wc = WcStatus::kNONE) {
-    Outcome o;
-    o.ret = ret;
-    o.wc = wc;
-    o.rule = r;
-    o.knobs = consulted_;
-    return o;
+  Outcome out(Rule r, Result ret = Result::kOK, WcStatus wc = WcStatus::kNONE,
+              WcOpcode wc_op = WcOpcode::kNONE, int16_t key = kNoKey) {
+    return make_outcome(ret, wc, wc_op, key, r, consulted_);
   }
   uint8_t knob(Knob k) {
     consulted_ |= 1u << static_cast<int>(k);

@@ -2,7 +2,10 @@
 // their text form: `OK`, `EPERM`, `IBV_WC_REM_ACCESS_ERR`,
 // `IBV_WC_SUCCESS IBV_WC_BIND_MW`, `OK key=+1`, `EMPTY`.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +30,51 @@ struct Outcome {
     return a.ret == b.ret && a.wc == b.wc && a.wc_op == b.wc_op && a.key == b.key;
   }
 };
+
+// Returns the outcome of these parts, put together as whole words. Set
+// field by field (or bit_cast), an Outcome returned in registers is written
+// to the stack a byte at a time and read back as one word, and that read
+// stalls (a load that spans several stores waits for them to reach the
+// cache): the model returns one per op. Copied from whole words, it is
+// built in the registers it is returned in.
+constexpr Outcome make_outcome(Result ret, WcStatus wc, WcOpcode wc_op, int16_t key, Rule rule,
+                               uint32_t knobs) {
+  Outcome o;
+  if (std::is_constant_evaluated()) {
+    o.ret = ret, o.wc = wc, o.wc_op = wc_op, o.key = key, o.rule = rule, o.knobs = knobs;
+    return o;
+  }
+  const uint64_t lo = uint64_t{static_cast<uint8_t>(ret)} | uint64_t{static_cast<uint8_t>(wc)} << 8 |
+                      uint64_t{static_cast<uint8_t>(wc_op)} << 16 | uint64_t{static_cast<uint16_t>(key)} << 32 |
+                      uint64_t{static_cast<uint8_t>(rule)} << 48;
+  std::memcpy(static_cast<void*>(&o), &lo, 8);
+  o.knobs = knobs;
+  return o;
+}
+// An outcome kept as the two words it is returned in, for a caller that
+// holds one across calls: a local Outcome is kept a field at a time and
+// read back whole, which stalls as above.
+class HeldOutcome {
+ public:
+  explicit HeldOutcome(const Outcome& o) {
+    std::memcpy(&lo_, static_cast<const void*>(&o), 8);
+    std::memcpy(&hi_, reinterpret_cast<const char*>(&o) + 8, 4);
+  }
+  // Returns the outcome held.
+  Outcome get() const {
+    Outcome o;
+    std::memcpy(static_cast<void*>(&o), &lo_, 8);
+    std::memcpy(reinterpret_cast<char*>(&o) + 8, &hi_, 4);
+    return o;
+  }
+
+ private:
+  uint64_t lo_;
+  uint32_t hi_;
+};
+// The layout make_outcome writes (little-endian hosts only).
+static_assert(sizeof(Outcome) == 12 && offsetof(Outcome, wc) == 1 && offsetof(Outcome, wc_op) == 2 &&
+              offsetof(Outcome, key) == 4 && offsetof(Outcome, rule) == 6 && offsetof(Outcome, knobs) == 8);
 
 // An expected outcome; each part left out matches anything.
 struct Pattern {

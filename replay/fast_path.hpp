@@ -125,7 +125,7 @@ class FastPathT {
     if (hot) hot_hits_++;
     if (shaped && (hot || pass(op.a[0].h, kb, key.h, addr.v, len, right, atomic))) {
       ++hits_;
-      return kSuccess;
+      return success();
     }
     return slow(op);
   }
@@ -148,20 +148,20 @@ class FastPathT {
           v.addr.tag == static_cast<uint8_t>(at) && v.addr.h == v.rkey.h &&
           pass(v.qp, kb, v.rkey.h, v.addr.v, len, right, atomic)) {
         ++hits_;
-        return kSuccess;
+        return success();
       }
     }
-    const Outcome o = model_.step(v);
+    const HeldOutcome o(model_.step(v));
     last_mr_ = last_win_ = kNoHandle;
     touch_view(v);
-    return o;
+    return o.get();
   }
 
   // Returns the model's outcome of op; the copies of every object op names
   // (its handles, its addresses' bases, its keys' objects) and its kind
   // can change are taken again (windows, MRs) or made stale (QPs).
   Outcome slow(const Op& op) {
-    const Outcome o = model_.step(op);
+    const HeldOutcome o(model_.step(op));
     last_mr_ = last_win_ = kNoHandle;
     switch (op.code) {
 #define MWC_TOUCH(kind, fname, mode, use, def, lo, hi) touch<FieldKind::kind, K, A>(op.a[i++]);
@@ -178,7 +178,7 @@ class FastPathT {
 #undef OP
 #undef MWC_TOUCH
     }
-    return o;
+    return o.get();
   }
 
   // Returns how many ops passed the fast path.
@@ -253,12 +253,10 @@ class FastPathT {
   };
 
  private:
-  static constexpr Outcome kSuccess = [] {
-    Outcome o;
-    o.wc = WcStatus::kIBV_WC_SUCCESS;
-    o.rule = Rule::remote_ok;
-    return o;
-  }();
+  // Returns the usual success of an access, built in registers (make_outcome).
+  static Outcome success() {
+    return make_outcome(Result::kOK, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kNONE, kNoKey, Rule::remote_ok, 0);
+  }
   enum : uint8_t { kRefused, kOk, kStale };
   struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
     uint8_t state = kStale;
