@@ -378,18 +378,19 @@ void Model::push(Qp& q, WcStatus st, WcOpcode op, uint32_t flags, Rule why) {
   ++q.count;
 }
 
-Outcome Model::bind(const BindReq& r) {
+template <Model::BindApi Api, class View>
+Outcome Model::bind(const View& r) {
   Qp* q = &qps_[r.qp];
   Mw* w = &mws_[r.mw];
   Mr* m = r.mr == kNoHandle ? nullptr : &mrs_[r.mr];
-  const bool det = r.api == BindApi::Det;
+  const bool det = Api == BindApi::Det;
   const uint64_t addr = resolve(r.addr);
 
   // Refused by the API before anything is posted.
   if (!bind_transport_ok(q->type)) return out(Rule::bind_transport, Result::kEINVAL);
-  if (r.api == BindApi::Verb && w->type != 1) return out(Rule::bind_verb_type1, Result::kEINVAL);
+  if (Api == BindApi::Verb && w->type != 1) return out(Rule::bind_verb_type1, Result::kEINVAL);
   const uint8_t mode = det ? uint8_t{alt::bind_errors::immediate} : knob(Knob::bind_errors);
-  if (r.api == BindApi::Verb && mode == alt::bind_errors::provider_precheck) {
+  if (Api == BindApi::Verb && mode == alt::bind_errors::provider_precheck) {
     if (!m && (r.len || addr)) return out(Rule::bind_mr_required, Result::kEINVAL);
     if ((r.access & acc::ZERO_BASED) &&
         knob(Knob::zero_based_type1) == alt::zero_based_type1::reject)
@@ -399,7 +400,7 @@ Outcome Model::bind(const BindReq& r) {
 
   // The new rkey: ibv_inc_rkey of the consumer's copy, or the WR's key byte.
   uint64_t new_rkey = mutant_ == Mutant::key_not_advanced ? w->cur : rules::inc_rkey<C>(w->cur);
-  if (r.api == BindApi::Wr)
+  if constexpr (Api == BindApi::Wr)
     new_rkey = rules::with_key<C>(w->cur, layout::wr_key_byte(r.key, w->cur, w->alloc_key));
   // The consumer's copy moves to a new rkey; one that stays keeps its previous.
   const auto take = [w](uint32_t rkey) {
@@ -425,8 +426,8 @@ Outcome Model::bind(const BindReq& r) {
   // The access the checks read: before 425e1c9018fd, the window's old one.
   const uint32_t access = mutant_ == Mutant::access_before_set ? w->access : r.access;
   const uint32_t atomic_seen = mutant_ == Mutant::access_partial ? ~acc::REMOTE_ATOMIC : ~0u;
-  const bool pd_checked = !(mutant_ == Mutant::wr_bind_no_pd && r.api == BindApi::Wr);
-  const BindFacts facts{w->type, r.api == BindApi::Wr, m != nullptr, len,
+  const bool pd_checked = !(mutant_ == Mutant::wr_bind_no_pd && Api == BindApi::Wr);
+  const BindFacts facts{w->type, Api == BindApi::Wr, m != nullptr, len,
                         w->state == MwState::Bound, (access & acc::ZERO_BASED) != 0,
                         pd_checked, q->pd, w->pd, m ? m->pd : 0};
   rules::walk<kBindChain>([&](const BindLink& c) __attribute__((always_inline)) {
@@ -486,13 +487,13 @@ Outcome Model::bind(const BindReq& r) {
 }
 
 Outcome Model::on_bind_mw(const args::bind_mw& a) {
-  return bind({BindApi::Verb, a.qp, a.mw, a.mr, a.addr, a.len, a.access, a.flags, Arg{}});
+  return bind<BindApi::Verb>(a);
 }
 Outcome Model::on_det_bind(const args::det_bind& a) {
-  return bind({BindApi::Det, a.qp, a.mw, a.mr, a.addr, a.len, a.access, a.flags, Arg{}});
+  return bind<BindApi::Det>(a);
 }
 Outcome Model::on_wr_bind_mw(const args::wr_bind_mw& a) {
-  return bind({BindApi::Wr, a.qp, a.mw, a.mr, a.addr, a.len, a.access, a.flags, a.key});
+  return bind<BindApi::Wr>(a);
 }
 
 // Returns the rule that refuses invalidating `rkey` from QP `qp`, or inv_ok.

@@ -268,14 +268,6 @@ class Model {
     std::array<Cqe, kMaxDepth> ring{};
   };
   enum class BindApi : uint8_t { Verb, Det, Wr };
-  struct BindReq {
-    BindApi api;
-    uint32_t qp, mw, mr;
-    Arg addr;
-    uint64_t len;
-    uint32_t access, flags;
-    Arg key;
-  };
 
   // Returns whether live QP q's responder takes a request needing `right`.
   // What it reads, responder_word() packs.
@@ -287,7 +279,11 @@ class Model {
   static constexpr bool responds(QpState s) {
     return s == QpState::kRTR || s == QpState::kRTS || s == QpState::kSQD;
   }
-  Outcome bind(const BindReq& r);
+  // A bind through API `Api` of the fields of view r (args::bind_mw,
+  // det_bind or wr_bind_mw), read in place: copied into one request, fields
+  // written one by one were read back as wider words, which stalls.
+  template <BindApi Api, class View>
+  Outcome bind(const View& r);
   Outcome reg(uint32_t h, uint32_t pd, const Arg& addr, uint64_t len, uint32_t access, Rule ok);
   Outcome dereg(uint32_t h);
   // Posting a work request with completion opcode `op`. Returns true when
