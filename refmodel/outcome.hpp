@@ -5,10 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "refmodel/rules.hpp"
 #include "refmodel/vocab.hpp"
