@@ -328,12 +328,7 @@ inline constexpr RkeyBase kCompactKey[4] = {RkeyBase::MwCur, RkeyBase::MwPrev, R
                                             RkeyBase::MwCur};
 
 // The outcome a folded compact code expects, and its pattern word.
-inline constexpr Outcome kUsualOutcome = [] {
-  Outcome o;
-  o.wc = WcStatus::kIBV_WC_SUCCESS;
-  o.rule = Rule::remote_ok;
-  return o;
-}();
+inline constexpr Outcome kUsualOutcome = access_success();
 inline constexpr uint64_t kUsualWord = exact_word(kUsualOutcome);
 // The outcome `OK` alone (a verb that succeeds at once), and its word.
 inline constexpr Outcome kOkOutcome{};

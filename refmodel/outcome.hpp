@@ -51,6 +51,11 @@ constexpr Outcome make_outcome(Result ret, WcStatus wc, WcOpcode wc_op, int16_t 
   o.knobs = knobs;
   return o;
 }
+// Returns the usual outcome of a peer's access that passes: OK and
+// IBV_WC_SUCCESS, by rule remote_ok (in registers when called at run time).
+constexpr Outcome access_success() {
+  return make_outcome(Result::kOK, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kNONE, kNoKey, Rule::remote_ok, 0);
+}
 // An outcome kept as the two words it is returned in, for a caller that
 // holds one across calls: a local Outcome is kept a field at a time and
 // read back whole, which stalls as above.

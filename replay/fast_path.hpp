@@ -125,7 +125,7 @@ class FastPathT {
     if (hot) hot_hits_++;
     if (shaped && (hot || pass(op.a[0].h, kb, key.h, addr.v, len, right, atomic))) {
       ++hits_;
-      return success();
+      return access_success();
     }
     return slow(op);
   }
@@ -148,7 +148,7 @@ class FastPathT {
           v.addr.tag == static_cast<uint8_t>(at) && v.addr.h == v.rkey.h &&
           pass(v.qp, kb, v.rkey.h, v.addr.v, len, right, atomic)) {
         ++hits_;
-        return success();
+        return access_success();
       }
     }
     const HeldOutcome o(model_.step(v));
@@ -253,10 +253,6 @@ class FastPathT {
   };
 
  private:
-  // Returns the usual success of an access, built in registers (make_outcome).
-  static Outcome success() {
-    return make_outcome(Result::kOK, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kNONE, kNoKey, Rule::remote_ok, 0);
-  }
   enum : uint8_t { kRefused, kOk, kStale };
   struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
     uint8_t state = kStale;
