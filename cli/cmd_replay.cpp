@@ -80,7 +80,8 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
   if (!o.quiet && runs.size() > 1)
     err << fmt::format("{} files: {} ops in {:.3f} s, {:.1f} Mops/s on {} thread(s)\n", runs.size(),
                        ops, seconds, seconds > 0 ? ops / seconds / 1e6 : 0.0,
-                       std::min<size_t>(runs.size(), static_cast<size_t>(o.threads)));
+                       std::min<size_t>(runs.size(), static_cast<size_t>(o.threads)) *
+                           static_cast<size_t>(replay::threads_per_file(runs.size(), o.threads)));
   return status;
 }
 

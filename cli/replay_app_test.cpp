@@ -153,6 +153,12 @@ TEST(ReplayApp, GenShardsReplayTogether) {
   EXPECT_GT(ops(s0), 5000u) << r.out;
   EXPECT_GT(ops(s1), 5000u) << r.out;
   EXPECT_NE(r.err.find("2 files: 20000 ops"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("on 2 thread(s)"), std::string::npos) << r.err;
+  // Four threads for two files: each gets a thread reading ahead.
+  const Ran four = mwcheck({"replay", "--threads", "4", s0, s1});
+  EXPECT_EQ(four.status, 0) << four.err;
+  EXPECT_EQ(four.out, r.out);
+  EXPECT_NE(four.err.find("on 4 thread(s)"), std::string::npos) << four.err;
   EXPECT_EQ(mwcheck({"gen", "--ops", "10", "--shards", "2", "-o", "-"}).status, kExitBadInput);
   EXPECT_EQ(mwcheck({"gen", "--ops", "10", "--pds", "2", "--shards", "3", "-o", base}).status,
             kExitBadInput);

@@ -129,10 +129,14 @@ TEST(Engine, ShardedReplayDecidesAsOneThread) {
       const ReplayRun one = replay_file(path, parse(u.spec), u.column, 1);
       const ReplayRun four = replay_sharded(memory(mwb), body_size(mwb), t.caps, parse(u.spec),
                                             u.column, 4, kMwbVersion);
+      const ReplayRun ahead = replay_file(path, parse(u.spec), u.column, 2);  // read ahead
       ASSERT_EQ(one.error, "");
       ASSERT_EQ(four.error, "");
+      ASSERT_EQ(ahead.error, "");
       EXPECT_EQ(one.bytes, body_size(mwb));
+      EXPECT_EQ(ahead.bytes, body_size(mwb));
       expect_same(four.verdicts, one.verdicts, path.string() + " under " + u.spec);
+      expect_same(ahead.verdicts, one.verdicts, path.string() + " read ahead under " + u.spec);
     }
   }
 }
@@ -158,11 +162,15 @@ TEST(Engine, GeneratedTracesSplitIntoShards) {
                                          kMwbVersion);
     ASSERT_EQ(two.error, "");
     EXPECT_EQ(two.shards, 2);
-    // One file on two threads: one engine, and a note saying to shard.
+    // One file on two threads: one engine and a thread reading ahead; on
+    // three, the same and a note saying to shard.
     const ReplayRun file_two = replay_file(path, parse(spec), column, 2);
     EXPECT_EQ(file_two.shards, 1);
-    EXPECT_NE(file_two.note.find("--shards"), std::string::npos);
+    EXPECT_EQ(file_two.note, "");
     expect_same(file_two.verdicts, one.verdicts, spec);
+    const ReplayRun file_three = replay_file(path, parse(spec), column, 3);
+    EXPECT_NE(file_three.note.find("--shards"), std::string::npos);
+    expect_same(file_three.verdicts, one.verdicts, spec);
     EXPECT_EQ(one.verdicts.ops, 20000u);
     expect_same(two.verdicts, one.verdicts, spec);
   }

@@ -11,26 +11,11 @@
 
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/mwb_record.hpp"
+#include "replay/read_ahead.hpp"
 
 namespace mwc::replay {
-namespace {
-
-// Reads up to n bytes; returns how many (fewer only at the end), or -1.
-ssize_t read_full(int fd, uint8_t* p, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::read(fd, p + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return -1;
-    if (r == 0) break;
-    got += static_cast<size_t>(r);
-  }
-  return static_cast<ssize_t>(got);
-}
-
-}  // namespace
-
-Reader::Reader(const std::string& path, size_t chunk) : path_(path), chunk_(chunk) {
+Reader::Reader(const std::string& path, size_t chunk, bool read_ahead)
+    : path_(path), read_ahead_(read_ahead), chunk_(chunk) {
   if (path == "-") {
     fd_ = 0;
   } else {
@@ -101,6 +86,7 @@ bool Reader::for_each_chunk(const std::function<size_t(std::span<const uint8_t>)
 }
 
 bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check) {
+  if (regular_ && read_ahead_) return pump_ahead(feed, check) && (!check || finish_file());
   // On a pipe the last `held` bytes may be the string table and trailer.
   const size_t trailer = has_trailer(version()) ? kMwbTrailerSize : 0;
   const size_t held = regular_ ? 0 : header_.strtab + trailer;
@@ -132,23 +118,65 @@ bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, b
     }
   }
   if (!check) return true;
-  if (regular_) {  // the string table, then the trailer read at open
-    for (uint64_t left = header_.strtab; left > 0;) {
-      const size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk_));
-      if (buf_.size() < want) buf_.resize(want);
-      const ssize_t n = read_full(fd_, buf_.data(), want);
-      if (n < 0) return read_error();
-      if (static_cast<size_t>(n) != want) return fail(0, "cannot read: the file got shorter while read");
-      sum_.update({buf_.data(), want});
-      left -= want;
-    }
-    return finish(nullptr, 0, size_);
-  }
+  if (regular_) return finish_file();
   // A pipe: its end is known only now.
   const uint64_t size = kMwbHeaderSize + got;
   if (auto e = check_size(header_, size)) return fail(e->offset, e->message);
   sum_.update({buf_.data() + summed, hi - trailer - summed});
   return finish(buf_.data() + hi - trailer, trailer, size);
+}
+
+// Feeds the records of a regular file from a thread that reads (and sums)
+// them a chunk ahead. Returns false after a read error.
+bool Reader::pump_ahead(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check) {
+  // A feed leaves less than a record; what does not fit before the next
+  // chunk's bytes goes with them into buf_.
+  constexpr size_t kHeadroom = mwb::kMaxRecordSize;
+  ReadAhead ahead(fd_, records_left_, chunk_, kHeadroom, check ? &sum_ : nullptr);
+  const uint8_t* tail = nullptr;  // the bytes the last feed left
+  size_t tail_size = 0;
+  bool holds = false;  // a chunk is taken and not given back
+  for (bool last = false; !last;) {
+    const ReadAhead::Chunk c = ahead.next();
+    if (c.error) {
+      errno = c.error;
+      return read_error();
+    }
+    records_left_ -= c.size;
+    last = c.last;
+    std::span<const uint8_t> rec;
+    if (tail_size <= kHeadroom) {
+      if (tail_size) std::memmove(c.data - tail_size, tail, tail_size);
+      rec = {c.data - tail_size, tail_size + c.size};
+    } else {
+      std::vector<uint8_t> joined(tail, tail + tail_size);
+      joined.insert(joined.end(), c.data, c.data + c.size);
+      buf_ = std::move(joined);
+      rec = buf_;
+    }
+    if (holds) ahead.done();  // the chunk before: its tail is copied
+    holds = true;
+    const size_t used = rec.empty() ? 0 : feed(rec);
+    read_ += used;
+    tail = rec.data() + used;
+    tail_size = rec.size() - used;
+  }
+  return true;
+}
+
+// Reads (and sums) a regular file's string table, then checks its trailer,
+// read at open.
+bool Reader::finish_file() {
+  for (uint64_t left = header_.strtab; left > 0;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk_));
+    if (buf_.size() < want) buf_.resize(want);
+    const ssize_t n = read_full(fd_, buf_.data(), want);
+    if (n < 0) return read_error();
+    if (static_cast<size_t>(n) != want) return fail(0, "cannot read: the file got shorter while read");
+    sum_.update({buf_.data(), want});
+    left -= want;
+  }
+  return finish(nullptr, 0, size_);
 }
 
 // Checks the trailer (the one at `tail`, or the one read at open) against

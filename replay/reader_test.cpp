@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -46,8 +47,8 @@ Read read_all(Reader& r) {
   out.error = r.error();
   return out;
 }
-Read read_path(const std::string& path, size_t chunk = 16) {
-  Reader r(path, chunk);
+Read read_path(const std::string& path, size_t chunk = 16, bool ahead = false) {
+  Reader r(path, chunk, ahead);
   return read_all(r);
 }
 // Reads `bytes` as standard input from a pipe (what `cat f | mwcheck replay -` does).
@@ -86,7 +87,7 @@ TEST(Reader, FeedsTheRecordsOfEveryVersionFromFilesAndPipes) {
   for (const uint16_t version : {uint16_t{1}, uint16_t{2}, uint16_t{3}}) {
     const auto bytes = encode_mwb(t, version);
     const std::string path = write_file("v" + std::to_string(version) + ".mwb", bytes);
-    for (const Read& r : {read_path(path), read_pipe(bytes)}) {
+    for (const Read& r : {read_path(path), read_path(path, 16, true), read_pipe(bytes)}) {
       EXPECT_EQ(r.error, "") << version;
       EXPECT_EQ(r.fed, records_in(bytes)) << version;
     }
@@ -116,7 +117,7 @@ TEST(Reader, Version3BytesNotAsWrittenAreErrors) {
   auto bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
   bytes[kMwbHeaderSize + 3] ^= 1;  // a record's field
   const std::string path = write_file("changed.mwb", bytes);
-  for (const Read& r : {read_path(path), read_pipe(bytes)}) {
+  for (const Read& r : {read_path(path), read_path(path, 16, true), read_pipe(bytes)}) {
     EXPECT_NE(r.error.find(":1:" + std::to_string(bytes.size() - 8 + 1) + ": error: checksum mismatch"),
               std::string::npos)
         << r.error;
@@ -128,6 +129,34 @@ TEST(Reader, Version3BytesNotAsWrittenAreErrors) {
   const ReplayRun run = replay_file(write_file("count.mwb", body), profile(ProfileId::verbs), 1, 1);
   EXPECT_NE(run.error.find("error: the trailer counts 7 ops, the records hold 6"), std::string::npos)
       << run.error;
+}
+
+// A feed may leave more than a record (here, bytes up to a multiple of 40
+// only, and nothing at every third call): what it left comes again at the
+// front of the next span, in chunks of any size, read ahead or not.
+TEST(Reader, WhatAFeedLeavesComesAgain) {
+  const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
+  const std::string path = write_file("left.mwb", bytes);
+  const std::vector<uint8_t> records(bytes.begin() + kMwbHeaderSize,
+                                     bytes.begin() + static_cast<long>(kMwbHeaderSize + records_in(bytes)));
+  for (const size_t chunk : {size_t{1}, size_t{7}, size_t{16}, size_t{100}, size_t{1} << 20})
+    for (const bool ahead : {false, true}) {
+      Reader r(path, chunk, ahead);
+      std::vector<uint8_t> got;
+      int calls = 0;
+      ASSERT_TRUE(r.for_each_chunk([&](std::span<const uint8_t> rec) {
+        // The bytes fed so far are the file's, and this span goes on from them.
+        EXPECT_TRUE(std::equal(rec.begin(), rec.end(), records.begin() + static_cast<long>(got.size())));
+        const size_t total = got.size() + rec.size();
+        size_t take = 0;
+        if (total == records.size()) take = rec.size();  // the last span: all of it
+        else if (++calls % 3 != 0) take = total / 40 * 40 - std::min(got.size(), total / 40 * 40);
+        got.insert(got.end(), rec.begin(), rec.begin() + static_cast<long>(take));
+        return take;
+      })) << r.error();
+      EXPECT_EQ(got, records) << chunk << (ahead ? " read ahead" : "");
+      EXPECT_EQ(r.bytes_read(), records.size());
+    }
 }
 
 // Standard input redirected from a regular file is read from where it

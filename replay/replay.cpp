@@ -75,14 +75,16 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
 ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads) {
   const auto t0 = std::chrono::steady_clock::now();
   ReplayRun run;
-  Reader r(path);
+  // A thread reading ahead pays only on a core of its own.
+  Reader r(path, size_t{1} << 20, threads > 1 && std::thread::hardware_concurrency() > 1);
   if (!r.ok()) {
     run.error = r.error();
     return run;
   }
-  if (threads > 1)
-    run.note = "one file replays on one thread (threads would each read all of it): write shards "
-               "with `mwcheck gen --shards N` and replay them with --threads N";
+  if (threads > 2)
+    run.note = "one file replays on one engine, with one thread reading ahead (engines would each "
+               "read all of it): write shards with `mwcheck gen --shards N` and replay them with "
+               "--threads N";
   Engine e(p, column, r.caps(), r.version());
   if (!r.for_each_chunk([&](std::span<const uint8_t> rec) { return e.feed(rec); }))
     run.error = r.error();
@@ -93,6 +95,11 @@ ReplayRun replay_file(const std::string& path, const Profile& p, int column, int
   return run;
 }
 
+int threads_per_file(size_t files, int threads) {
+  const size_t at_once = std::min(files, static_cast<size_t>(std::max(threads, 1)));
+  return at_once > 0 && static_cast<size_t>(threads) >= 2 * at_once ? 2 : 1;
+}
+
 std::vector<ReplayRun> replay_files(const std::vector<std::string>& paths, const Profile& p,
                                     int column, int threads) {
   std::vector<ReplayRun> runs(paths.size());
@@ -101,9 +108,11 @@ std::vector<ReplayRun> replay_files(const std::vector<std::string>& paths, const
     return runs;
   }
   std::atomic<size_t> next{0};  // the next file nobody replays yet
-  on_threads(std::min(paths.size(), static_cast<size_t>(std::max(threads, 1))), [&](size_t) {
+  const size_t at_once = std::min(paths.size(), static_cast<size_t>(std::max(threads, 1)));
+  const int each = threads_per_file(paths.size(), threads);
+  on_threads(at_once, [&](size_t) {
     for (size_t i; (i = next.fetch_add(1)) < paths.size();)
-      runs[i] = replay_file(paths[i], p, column, 1);
+      runs[i] = replay_file(paths[i], p, column, each);
   });
   return runs;
 }

@@ -34,14 +34,21 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
 
 // Replays one file under a profile, checking the expectations of `column`,
 // on one engine. Splitting one file costs a pass over it, and each engine
-// would read every record: more threads would be slower than one, so with
-// threads > 1 the run says (in `note`) to replay shard files instead.
+// would read every record: more engines would be slower than one. With
+// threads > 1 a second thread reads the file (and sums it) a chunk ahead
+// of the engine, and the run says (in `note`) to replay shard files for
+// more.
 ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads);
 
 // Replays several files, up to `threads` at once, each on its own engine:
 // files are independent traces (as `mwcheck gen --shards` writes one split
-// by PD), so they need no partition. One file gets all threads. Returns a
-// run per file, in the files' order.
+// by PD), so they need no partition. One file gets all threads; each file
+// run at once gets a thread reading ahead when there are twice as many
+// threads as files at once. Returns a run per file, in the files' order.
+// Returns how many of `threads` replay_files gives each of `files` files
+// it replays at once: 2 (an engine and a thread reading ahead) when there
+// are twice as many threads as files at once, else 1.
+int threads_per_file(size_t files, int threads);
 std::vector<ReplayRun> replay_files(const std::vector<std::string>& paths, const Profile& p,
                                     int column, int threads);
 

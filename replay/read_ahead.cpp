@@ -1,0 +1,85 @@
+#include "replay/read_ahead.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace mwc::replay {
+
+ssize_t read_full(int fd, uint8_t* p, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, p + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return static_cast<ssize_t>(got);
+}
+
+ReadAhead::ReadAhead(int fd, uint64_t total, size_t chunk, size_t headroom, Checksum* sum)
+    : fd_(fd), left_(total), chunk_(std::max<size_t>(chunk, 1)), headroom_(headroom), sum_(sum) {
+  for (Slot& s : slots_) s.buf.resize(headroom_ + chunk_);
+  thread_ = std::thread([this] { run(); });
+}
+
+ReadAhead::~ReadAhead() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void ReadAhead::run() {
+  for (size_t k = 0;; ++k) {
+    Slot& s = slots_[k % kSlots];
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !s.full; });
+      if (stop_) return;
+    }
+    // The slot is this thread's until it is marked full again.
+    Chunk c;
+    c.data = s.buf.data() + headroom_;
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(chunk_, left_));
+    const ssize_t n = want ? read_full(fd_, c.data, want) : 0;
+    if (n < 0) {
+      c.error = errno != 0 ? errno : EIO;
+      c.last = true;
+    } else {
+      c.size = static_cast<size_t>(n);
+      left_ -= c.size;
+      c.last = c.size < want || left_ == 0;
+      if (sum_ && c.size) sum_->update({c.data, c.size});
+    }
+    {
+      std::lock_guard lock(mu_);
+      s.chunk = c;
+      s.full = true;
+    }
+    cv_.notify_all();
+    if (c.last) return;
+  }
+}
+
+ReadAhead::Chunk ReadAhead::next() {
+  Slot& s = slots_[taken_ % kSlots];
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return s.full; });
+  ++taken_;
+  return s.chunk;
+}
+
+void ReadAhead::done() {
+  {
+    std::lock_guard lock(mu_);
+    slots_[given_back_++ % kSlots].full = false;
+  }
+  cv_.notify_all();
+}
+
+}  // namespace mwc::replay

@@ -1,0 +1,71 @@
+// Reads a descriptor on a thread of its own, a chunk ahead of the caller,
+// and sums the bytes as it goes: the copy out of the kernel and the
+// checksum, about a seventh of a file's replay on one thread, then run
+// beside the records' replay instead of before it. Chunks come in file
+// order; each has `headroom` free bytes before its data, where the caller
+// puts the unused end of the chunk before (a record cut by its end), so
+// that a record never has to be copied whole.
+#pragma once
+#include <sys/types.h>
+
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "refmodel/checksum.hpp"
+
+namespace mwc::replay {
+
+// Reads up to n bytes from fd into p, again after a read cut short or
+// interrupted; returns how many (fewer only at the end), or -1 (errno set).
+ssize_t read_full(int fd, uint8_t* p, size_t n);
+
+class ReadAhead {
+ public:
+  struct Chunk {
+    uint8_t* data = nullptr;  // the bytes read, `headroom` writable bytes before them
+    size_t size = 0;
+    int error = 0;      // the errno of a read that failed (then size is 0)
+    bool last = false;  // none follows: the bytes asked for, the end, or an error
+  };
+  // Starts reading `total` bytes from fd, where it stands, in chunks of
+  // `chunk` bytes (at least 1), each added to *sum (unless null) before
+  // the caller gets it. fd is the thread's until this is destroyed.
+  // Allocates its three buffers here, none after.
+  ReadAhead(int fd, uint64_t total, size_t chunk, size_t headroom, Checksum* sum);
+  // Stops the thread (a read under way finishes first) and waits for it.
+  ~ReadAhead();
+  ReadAhead(const ReadAhead&) = delete;
+  ReadAhead& operator=(const ReadAhead&) = delete;
+
+  // Returns the next chunk, waiting for it. Not called again after the
+  // last. The caller holds at most two chunks: give the older back first.
+  Chunk next();
+  // Gives back the oldest chunk taken: its buffer is read into again.
+  void done();
+
+ private:
+  void run();
+
+  static constexpr size_t kSlots = 3;  // one read ahead while the caller holds two
+  struct Slot {
+    std::vector<uint8_t> buf;
+    Chunk chunk;
+    bool full = false;  // read, and not yet given back
+  };
+  int fd_;
+  uint64_t left_;
+  size_t chunk_, headroom_;
+  Checksum* sum_;
+  std::array<Slot, kSlots> slots_;
+  size_t taken_ = 0, given_back_ = 0;  // chunks the caller took, and gave back
+  bool stop_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;  // last: started once everything above is set
+};
+
+}  // namespace mwc::replay
