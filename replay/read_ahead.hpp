@@ -22,6 +22,9 @@ namespace mwc::replay {
 // Reads up to n bytes from fd into p, again after a read cut short or
 // interrupted; returns how many (fewer only at the end), or -1 (errno set).
 ssize_t read_full(int fd, uint8_t* p, size_t n);
+// Reads what is there, up to n bytes (waiting for some, again after an
+// interruption); returns how many (0 only at the end), or -1 (errno set).
+ssize_t read_some(int fd, uint8_t* p, size_t n);
 
 class ReadAhead {
  public:
@@ -31,11 +34,15 @@ class ReadAhead {
     int error = 0;      // the errno of a read that failed (then size is 0)
     bool last = false;  // none follows: the bytes asked for, the end, or an error
   };
-  // Starts reading `total` bytes from fd, where it stands, in chunks of
-  // `chunk` bytes (at least 1), each added to *sum (unless null) before
-  // the caller gets it. fd is the thread's until this is destroyed.
-  // Allocates its three buffers here, none after.
-  ReadAhead(int fd, uint64_t total, size_t chunk, size_t headroom, Checksum* sum);
+  // Starts reading `total` bytes from fd, where it stands (or up to its
+  // end, whichever comes first), in chunks of `chunk` bytes (at least 1;
+  // from a pipe, `stream`, what has come, up to that), each added to *sum
+  // (unless null) before the caller gets it but for the last `unsummed`
+  // bytes of all (a pipe's trailer, which sums the bytes before it). fd is
+  // the thread's until this is destroyed. Allocates its buffers here, none
+  // after.
+  ReadAhead(int fd, uint64_t total, size_t chunk, size_t headroom, Checksum* sum,
+            size_t unsummed = 0, bool stream = false);
   // Stops the thread (a read under way finishes first) and waits for it.
   ~ReadAhead();
   ReadAhead(const ReadAhead&) = delete;
@@ -49,6 +56,7 @@ class ReadAhead {
 
  private:
   void run();
+  void add_to_sum(const uint8_t* p, size_t n);
 
   static constexpr size_t kSlots = 3;  // one read ahead while the caller holds two
   struct Slot {
@@ -60,6 +68,9 @@ class ReadAhead {
   uint64_t left_;
   size_t chunk_, headroom_;
   Checksum* sum_;
+  std::vector<uint8_t> unsummed_;  // the last bytes read, not yet summed
+  size_t held_ = 0;                // how many of them there are
+  bool stream_;
   std::array<Slot, kSlots> slots_;
   size_t taken_ = 0, given_back_ = 0;  // chunks the caller took, and gave back
   bool stop_ = false;

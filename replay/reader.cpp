@@ -86,10 +86,12 @@ bool Reader::for_each_chunk(const std::function<size_t(std::span<const uint8_t>)
 }
 
 bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check) {
-  if (regular_ && read_ahead_) return pump_ahead(feed, check) && (!check || finish_file());
   // On a pipe the last `held` bytes may be the string table and trailer.
   const size_t trailer = has_trailer(version()) ? kMwbTrailerSize : 0;
   const size_t held = regular_ ? 0 : header_.strtab + trailer;
+  // Read ahead into buffers that have room for them (a header may say
+  // anything: a larger table is held as it comes, below).
+  if (read_ahead_ && held <= kMaxHeldAhead) return pump_ahead(feed, check, held, trailer);
   size_t lo = 0, hi = 0, summed = 0;  // buf_[lo, hi) unused; buf_[0, summed) in sum_
   uint64_t got = 0;                   // bytes read after the header
   bool eof = false;
@@ -100,12 +102,16 @@ bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, b
     size_t want = chunk_;
     if (regular_) want = static_cast<size_t>(std::min<uint64_t>(want, records_left_));
     if (buf_.size() < hi + want) buf_.resize(hi + want);
-    const ssize_t n = want ? read_full(fd_, buf_.data() + hi, want) : 0;
+    // A pipe's bytes are fed as they come, so that its writer fills it
+    // again while they run (waiting for a whole chunk, each would wait
+    // for the other).
+    const ssize_t n = !want ? 0 : regular_ ? read_full(fd_, buf_.data() + hi, want)
+                                           : read_some(fd_, buf_.data() + hi, want);
     if (n < 0) return read_error();
     hi += static_cast<size_t>(n);
     got += static_cast<uint64_t>(n);
     if (regular_) records_left_ -= static_cast<uint64_t>(n);
-    eof = static_cast<size_t>(n) < want || want == 0;
+    eof = regular_ ? static_cast<size_t>(n) < want || want == 0 : n == 0;
     const size_t usable = hi > held ? hi - held : 0;
     if (check && usable > summed) {
       sum_.update({buf_.data() + summed, usable - summed});
@@ -126,15 +132,20 @@ bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, b
   return finish(buf_.data() + hi - trailer, trailer, size);
 }
 
-// Feeds the records of a regular file from a thread that reads (and sums)
-// them a chunk ahead. Returns false after a read error.
-bool Reader::pump_ahead(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check) {
-  // A feed leaves less than a record; what does not fit before the next
-  // chunk's bytes goes with them into buf_.
-  constexpr size_t kHeadroom = mwb::kMaxRecordSize;
-  ReadAhead ahead(fd_, records_left_, chunk_, kHeadroom, check ? &sum_ : nullptr);
-  const uint8_t* tail = nullptr;  // the bytes the last feed left
+// Feeds the records from a thread that reads (and sums) them a chunk
+// ahead; on a pipe the last `held` bytes read are not fed, the last
+// `trailer` not summed, as pump() does. Returns false after a read error or
+// a file not as written.
+bool Reader::pump_ahead(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check,
+                        size_t held, size_t trailer) {
+  // A feed leaves less than a record, and the held bytes wait: what does
+  // not fit before the next chunk's bytes goes with them into buf_.
+  const size_t headroom = mwb::kMaxRecordSize + held;
+  ReadAhead ahead(fd_, regular_ ? records_left_ : ~uint64_t{0}, chunk_, headroom, check ? &sum_ : nullptr,
+                  regular_ ? 0 : trailer, !regular_);
+  const uint8_t* tail = nullptr;  // the bytes read and not fed
   size_t tail_size = 0;
+  uint64_t got = 0;    // bytes read after the header
   bool holds = false;  // a chunk is taken and not given back
   for (bool last = false; !last;) {
     const ReadAhead::Chunk c = ahead.next();
@@ -142,10 +153,11 @@ bool Reader::pump_ahead(const std::function<size_t(std::span<const uint8_t>)>& f
       errno = c.error;
       return read_error();
     }
-    records_left_ -= c.size;
+    got += c.size;
+    if (regular_) records_left_ -= c.size;
     last = c.last;
     std::span<const uint8_t> rec;
-    if (tail_size <= kHeadroom) {
+    if (tail_size <= headroom) {
       if (tail_size) std::memmove(c.data - tail_size, tail, tail_size);
       rec = {c.data - tail_size, tail_size + c.size};
     } else {
@@ -156,12 +168,18 @@ bool Reader::pump_ahead(const std::function<size_t(std::span<const uint8_t>)>& f
     }
     if (holds) ahead.done();  // the chunk before: its tail is copied
     holds = true;
-    const size_t used = rec.empty() ? 0 : feed(rec);
+    const size_t usable = rec.size() > held ? rec.size() - held : 0;
+    const size_t used = usable ? feed(rec.first(usable)) : 0;
     read_ += used;
     tail = rec.data() + used;
     tail_size = rec.size() - used;
   }
-  return true;
+  if (!check) return true;
+  if (regular_) return finish_file();
+  // A pipe: its end is known only now; the thread summed all but the trailer.
+  const uint64_t size = kMwbHeaderSize + got;
+  if (auto e = check_size(header_, size)) return fail(e->offset, e->message);
+  return finish(tail + tail_size - trailer, trailer, size);
 }
 
 // Reads (and sums) a regular file's string table, then checks its trailer,

@@ -23,9 +23,9 @@ class Reader {
   // Opens `path` ("-" is standard input, read from where it stands) and
   // reads the header. On failure ok() is false and error() says why, as
   // FILE:1:COL: error: ... (COL the byte offset + 1).
-  // With read_ahead, a regular file is read (and summed) on a thread of
-  // its own, a chunk ahead of the records fed: for a reader that has a
-  // core of its own to spare. A pipe is read as it comes.
+  // With read_ahead, the file is read (and summed) on a thread of its
+  // own, a chunk ahead of the records fed: for a reader that has a core of
+  // its own to spare.
   explicit Reader(const std::string& path, size_t chunk = size_t{1} << 20, bool read_ahead = false);
   ~Reader();
   Reader(const Reader&) = delete;
@@ -63,7 +63,8 @@ class Reader {
   bool fail(uint64_t offset, const std::string& what);
   bool read_error();
   bool pump(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check);
-  bool pump_ahead(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check);
+  bool pump_ahead(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check,
+                  size_t held, size_t trailer);
   bool finish_file();
   bool finish(const uint8_t* tail, size_t tail_size, uint64_t size);
 
@@ -71,6 +72,7 @@ class Reader {
   int fd_ = -1;
   bool regular_ = false, own_fd_ = false;
   bool read_ahead_;
+  static constexpr size_t kMaxHeldAhead = size_t{1} << 20;  // a pipe's string table read ahead
   uint64_t start_ = 0;         // regular files: where the file starts in fd_
   uint64_t size_ = 0;          // regular files: bytes from start_ to the end
   uint64_t records_ = 0;       // regular files: record bytes in all

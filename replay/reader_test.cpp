@@ -52,7 +52,7 @@ Read read_path(const std::string& path, size_t chunk = 16, bool ahead = false) {
   return read_all(r);
 }
 // Reads `bytes` as standard input from a pipe (what `cat f | mwcheck replay -` does).
-Read read_pipe(const std::vector<uint8_t>& bytes, size_t chunk = 16) {
+Read read_pipe(const std::vector<uint8_t>& bytes, size_t chunk = 16, bool ahead = false) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
   std::thread writer([&] {
@@ -68,7 +68,7 @@ Read read_pipe(const std::vector<uint8_t>& bytes, size_t chunk = 16) {
   ::close(fds[0]);
   Read out;
   {
-    Reader r("-", chunk);
+    Reader r("-", chunk, ahead);
     out = read_all(r);
   }
   ::dup2(saved, 0);
@@ -87,7 +87,8 @@ TEST(Reader, FeedsTheRecordsOfEveryVersionFromFilesAndPipes) {
   for (const uint16_t version : {uint16_t{1}, uint16_t{2}, uint16_t{3}}) {
     const auto bytes = encode_mwb(t, version);
     const std::string path = write_file("v" + std::to_string(version) + ".mwb", bytes);
-    for (const Read& r : {read_path(path), read_path(path, 16, true), read_pipe(bytes)}) {
+    for (const Read& r :
+         {read_path(path), read_path(path, 16, true), read_pipe(bytes), read_pipe(bytes, 16, true)}) {
       EXPECT_EQ(r.error, "") << version;
       EXPECT_EQ(r.fed, records_in(bytes)) << version;
     }
@@ -108,8 +109,10 @@ TEST(Reader, Version3FilesCutShortAreErrors) {
       EXPECT_FALSE(r.ok()) << cut;  // refused before any record is fed
       EXPECT_NE(r.error().find(path + want), std::string::npos) << r.error();
     }
-    const Read piped = read_pipe(part);
-    EXPECT_NE(piped.error.find("-" + want), std::string::npos) << cut << ": " << piped.error;
+    for (const bool ahead : {false, true}) {
+      const Read piped = read_pipe(part, 16, ahead);
+      EXPECT_NE(piped.error.find("-" + want), std::string::npos) << cut << ": " << piped.error;
+    }
   }
 }
 
@@ -117,7 +120,8 @@ TEST(Reader, Version3BytesNotAsWrittenAreErrors) {
   auto bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
   bytes[kMwbHeaderSize + 3] ^= 1;  // a record's field
   const std::string path = write_file("changed.mwb", bytes);
-  for (const Read& r : {read_path(path), read_path(path, 16, true), read_pipe(bytes)}) {
+  for (const Read& r :
+       {read_path(path), read_path(path, 16, true), read_pipe(bytes), read_pipe(bytes, 16, true)}) {
     EXPECT_NE(r.error.find(":1:" + std::to_string(bytes.size() - 8 + 1) + ": error: checksum mismatch"),
               std::string::npos)
         << r.error;
@@ -163,7 +167,8 @@ TEST(Reader, WhatAFeedLeavesComesAgain) {
 // stands, as a pipe is: `mwcheck replay - < f.mwb`, even after something
 // read the start of the file.
 TEST(Reader, StandardInputFromARegularFile) {
-  for (const uint16_t version : {uint16_t{2}, uint16_t{3}}) {
+  for (const uint16_t version : {uint16_t{2}, uint16_t{3}})
+  for (const bool ahead : {false, true}) {
     const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), version);
     std::vector<uint8_t> prefixed = {'j', 'u', 'n', 'k', '\n'};
     prefixed.insert(prefixed.end(), bytes.begin(), bytes.end());
@@ -177,7 +182,7 @@ TEST(Reader, StandardInputFromARegularFile) {
     Read r;
     bool rereadable = true;
     {
-      Reader reader("-");
+      Reader reader("-", size_t{1} << 20, ahead);
       rereadable = reader.rereadable();
       r = read_all(reader);
     }
