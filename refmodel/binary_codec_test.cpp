@@ -1,10 +1,13 @@
 #include "refmodel/binary_codec.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <random>
 
 #include <gtest/gtest.h>
 
 #include "refmodel/checksum.hpp"
+#include "refmodel/mwb_record.hpp"
 #include "refmodel/test_util.hpp"
 
 namespace mwc {
@@ -140,6 +143,57 @@ TEST(BinaryCodec, Version3RefusesFilesCutShortOrChanged) {
   ASSERT_TRUE(std::holds_alternative<DecodeError>(r));
   EXPECT_EQ(std::get<DecodeError>(r).message, "the trailer counts 3 ops, the records hold 2");
   EXPECT_EQ(std::get<DecodeError>(r).offset, body.size() - kMwbTrailerSize + 8);
+}
+
+}  // namespace
+}  // namespace mwc
+
+namespace mwc {
+namespace {
+
+// The replay accepts an op's outcome at once when its meaning word equals
+// the expectation's (mwb::meaning_of_pattern), and otherwise checks the
+// pattern itself. Over every ret, wc and wc_op byte and keys at and past
+// the edges: an outcome so accepted matches the pattern the word decodes
+// to, the word of an exact pattern is its outcome's, and the pattern word
+// given back decodes as the one taken. (Bytes: every value a code has, one
+// past, and high ones, kAny among them.)
+TEST(MwbRecord, MeaningWordsAcceptOnlyOutcomesThePatternMatches) {
+  constexpr int nres = 0
+#define X(n) +1
+      MWC_RESULTS(X);
+  constexpr int nwc = 0 MWC_WC_STATUSES(X);
+  constexpr int nop = 0 MWC_WC_OPCODES(X);
+#undef X
+  std::vector<uint64_t> bytes;
+  for (uint64_t v = 0; v <= static_cast<uint64_t>(std::max({nres, nwc, nop})) + 1; ++v) bytes.push_back(v);
+  for (const uint64_t v : {0x7f, 0x80, 0xfe, 0xff}) bytes.push_back(v);
+  int accepted = 0;
+  for (const uint64_t key : {uint64_t{0}, uint64_t{1}, uint64_t{255}, uint64_t{256}, uint64_t{0x7fff},
+                             uint64_t{0x8000}, uint64_t{0xfffe}, uint64_t{0xffff}})
+    for (const uint64_t ret : bytes)
+      for (const uint64_t wc : bytes)
+        for (const uint64_t op : bytes) {
+          const uint64_t w = ret | wc << 8 | op << 16 | key << 24;
+          uint8_t b[8], back[8];
+          std::memcpy(b, &w, 8);
+          const uint64_t m = mwb::meaning_of_pattern(w), w2 = mwb::pattern_of_meaning(m);
+          std::memcpy(back, &w2, 8);
+          const Pattern p = mwb::decode_pattern(b);
+          ASSERT_EQ(mwb::decode_pattern(back), p) << std::hex << w;
+          // The one outcome with meaning word m, where there is one.
+          const uint64_t owc = (m >> 8) & 0xff, oop = (m >> 16) & 0xff;
+          const auto okey = static_cast<int16_t>((m >> 32) & 0xffff);
+          if (ret >= nres || owc >= nwc || oop >= nop || okey < -1 || okey > 255) continue;
+          const Outcome o = make_outcome(static_cast<Result>(ret), static_cast<WcStatus>(owc),
+                                         static_cast<WcOpcode>(oop), okey, Rule::remote_ok, 3);
+          ASSERT_EQ(mwb::meaning_word(o), m);
+          ASSERT_TRUE(matches(p, o)) << std::hex << w;
+          if (w == mwb::exact_word(o)) ++accepted;
+        }
+  // Each outcome's exact pattern word is among those, once for each key
+  // an outcome can have (0, 1 and 255 here; and none, 0xffff).
+  EXPECT_EQ(accepted, nres * nwc * nop * 4);
 }
 
 }  // namespace

@@ -279,6 +279,34 @@ constexpr uint64_t exact_word(const Outcome& o) {
   return static_cast<uint8_t>(o.ret) | wc << 8 | op << 16 | key << 24;
 }
 
+// An outcome's meaning as one word in the Outcome's own layout: ret, wc and
+// wc_op in bytes 0-2, key in bytes 4-5 (rule and padding masked off), so
+// that the replay compares an op's outcome with its expectation by one
+// load and one compare.
+inline constexpr uint64_t kMeaningMask = 0x0000ffff00ffffffull;
+// Returns the meaning word of o.
+inline uint64_t meaning_word(const Outcome& o) {
+  uint64_t w;
+  std::memcpy(&w, static_cast<const void*>(&o), 8);  // little-endian hosts only
+  return w & kMeaningMask;
+}
+// Returns the meaning word of the outcomes exact pattern word w describes
+// (exact_word(o) gives meaning_word(o)): an outcome with this word matches
+// the pattern w decodes to. A looser pattern's word (a part left out) is
+// no outcome's, or that of outcomes it matches; either way, an outcome
+// with another word is checked against the pattern itself.
+constexpr uint64_t meaning_of_pattern(uint64_t w) {
+  const uint64_t wc = (w >> 8) & 0xff, op = (w >> 16) & 0xff;
+  return (w & 0xff) | (wc == kAny ? 0 : wc) << 8 | (op == kAny ? 0 : op) << 16 |
+         ((w >> 24) & 0xffff) << 32;
+}
+// Returns a pattern word that decodes as w does, for w = meaning_of_pattern(w0).
+constexpr uint64_t pattern_of_meaning(uint64_t m) {
+  const uint64_t wc = (m >> 8) & 0xff, op = (m >> 16) & 0xff;
+  return (m & 0xff) | (wc == 0 ? kAny : wc) << 8 | (op == 0 ? kAny : op) << 16 |
+         ((m >> 32) & 0xffff) << 24;
+}
+
 // Returns whether expectation e of an op is kept after the op's earlier
 // kept ones: one clause per profile and one fallback; a later duplicate is
 // dropped. (Kept clauses name disjoint profiles, so a streaming reader
@@ -327,9 +355,11 @@ static_assert(kCompactOpCount == 2, "kCompactRight knows peer_write and peer_rea
 inline constexpr RkeyBase kCompactKey[4] = {RkeyBase::MwCur, RkeyBase::MwPrev, RkeyBase::Mr,
                                             RkeyBase::MwCur};
 
-// The outcome a folded compact code expects, and its pattern word.
+// The outcome a folded compact code expects, its pattern word and its
+// meaning word.
 inline constexpr Outcome kUsualOutcome = access_success();
 inline constexpr uint64_t kUsualWord = exact_word(kUsualOutcome);
+inline constexpr uint64_t kUsualMeaning = meaning_of_pattern(kUsualWord);
 // The outcome `OK` alone (a verb that succeeds at once), and its word.
 inline constexpr Outcome kOkOutcome{};
 inline constexpr uint64_t kOkWord = exact_word(kOkOutcome);

@@ -29,7 +29,7 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     if (c < kOpCount || (c >= mwb::kFoldBase && c < mwb::kCodeCount2)) {
       uint64_t word = kUnchecked;
       full_op_[static_cast<size_t>(c)] = static_cast<uint8_t>(mwb::full_op(static_cast<uint8_t>(c), &word));
-      fold_want_[static_cast<size_t>(c)] = word;
+      fold_want_[static_cast<size_t>(c)] = word == kUnchecked ? word : mwb::meaning_of_pattern(word);
     }
   for (int b = 0; b < 256; ++b) {
     const uint8_t c = f.code_of[b];
@@ -62,7 +62,7 @@ template <bool Sharded>
   if (want_ == kUnchecked) return;
   ++v_.checked;
   // Most expectations are the exact outcome: then equal words decide.
-  if (want_ != mwb::exact_word(out_)) [[unlikely]]
+  if (want_ != mwb::meaning_word(out_)) [[unlikely]]
     check(want_);
 }
 
@@ -125,7 +125,7 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
       // Mostly one fallback clause per op: kept without further ado.
       if ((p[1] & 0x80) && !(seen_ & (kFallback | kSpecific))) [[likely]] {
         seen_ |= kFallback;
-        want_ = mwb::pattern_word(p + 2);
+        want_ = mwb::meaning_of_pattern(mwb::pattern_word(p + 2));
       } else {
         take_expect(p + 1);
       }
@@ -198,7 +198,7 @@ void Engine::hold_usual(const uint8_t* p) {
   ++compact_hits_;
   out_ = mwb::kUsualOutcome;
   seen_ = kFallback;
-  want_ = mwb::kUsualWord;
+  want_ = mwb::kUsualMeaning;
 }
 
 // Returns the outcome of the op of a full record (p after its code byte),
@@ -237,7 +237,7 @@ template <bool V2>
     outcomes_->push_back(out_);
   if (c.folded) {
     seen_ = kFallback;
-    want_ = mwb::kUsualWord;
+    want_ = mwb::kUsualMeaning;
   }
 }
 
@@ -248,7 +248,7 @@ void Engine::take_expect(const uint8_t* p) {
   if (p[0] & 0x80) {
     if (seen_ & kFallback) return;
     seen_ |= kFallback;
-    if (!(seen_ & kSpecific)) want_ = mwb::pattern_word(p + 1);
+    if (!(seen_ & kSpecific)) want_ = mwb::meaning_of_pattern(mwb::pattern_word(p + 1));
     return;
   }
   const uint8_t profiles = mwb::expect_profiles(p[0]);
@@ -256,14 +256,15 @@ void Engine::take_expect(const uint8_t* p) {
   seen_ |= profiles;
   if (column_ >= 0 && ((profiles >> column_) & 1)) {
     seen_ |= kSpecific;
-    want_ = mwb::pattern_word(p + 1);
+    want_ = mwb::meaning_of_pattern(mwb::pattern_word(p + 1));
   }
 }
 
 
 // Checks the pending op's outcome against a pattern that is not its exact
 // outcome (a looser pattern, or a mismatch).
-void Engine::check(uint64_t word) {
+void Engine::check(uint64_t meaning) {
+  const uint64_t word = mwb::pattern_of_meaning(meaning);
   uint8_t bytes[8];
   std::memcpy(bytes, &word, 8);  // little-endian hosts only
   const Pattern want = mwb::decode_pattern(bytes);

@@ -75,7 +75,7 @@ class alignas(64) Engine {
   void take_expect(const uint8_t* p);
   template <bool Sharded>
   void verdict();
-  [[gnu::noinline]] void check(uint64_t word);
+  [[gnu::noinline]] void check(uint64_t meaning);
   bool mine(const uint8_t* p) const;
 
   Model model_;
@@ -95,7 +95,7 @@ class alignas(64) Engine {
   };
   std::array<Lane, 1024> lane_{};
   // By record code, for a full record: its op, and the pattern word of the
-  // expectation folded into the code (kUnchecked: none), so that neither
+  // expectation folded into the code as a meaning word (kUnchecked: none), so that neither
   // is a branch on the code (which code comes next is not predictable).
   std::array<uint8_t, 256> full_op_{};
   std::array<uint64_t, 256> fold_want_{};
@@ -117,7 +117,8 @@ class alignas(64) Engine {
   // The op's expectation clauses kept so far: the union of their profiles
   // (bits 0-7), whether a fallback came and whether one named this column
   // (all the one-clause-per-profile rule needs); and the pattern to check
-  // (mwb::pattern_word, 5 bytes), or kUnchecked.
+  // as the meaning word of the outcomes it describes exactly
+  // (mwb::meaning_of_pattern), or kUnchecked.
   static constexpr uint32_t kFallback = 1u << 8, kSpecific = 1u << 9;
   static constexpr uint64_t kUnchecked = ~uint64_t{0};
   uint32_t seen_ = 0;
