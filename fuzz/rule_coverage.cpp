@@ -15,17 +15,7 @@ namespace {
 // The packing: rule, return and status in 6 bits each, then 2 bits per
 // knob (0: not consulted, else its alternative + 1).
 constexpr int kRetShift = 6, kWcShift = 12, kAltShift = 18;
-constexpr int kResultCount = 0
-#define X(n) +1
-    MWC_RESULTS(X)
-#undef X
-    ;
-constexpr int kWcCount = 0
-#define X(n) +1
-    MWC_WC_STATUSES(X)
-#undef X
-    ;
-static_assert(kRuleCount <= 64 && kResultCount <= 64 && kWcCount <= 64, "a branch packs each in 6 bits");
+static_assert(kRuleCount <= 64 && kResultCount <= 64 && kWcStatusCount <= 64, "a branch packs each in 6 bits");
 static_assert(kAltShift + 2 * kKnobCount <= 64, "a branch packs every knob in 2 bits");
 #define A(name, kind, src) +1
 #define K(kname, q, a, b, c, d, e) \

@@ -159,12 +159,7 @@ namespace {
 // given back decodes as the one taken. (Bytes: every value a code has, one
 // past, and high ones, kAny among them.)
 TEST(MwbRecord, MeaningWordsAcceptOnlyOutcomesThePatternMatches) {
-  constexpr int nres = 0
-#define X(n) +1
-      MWC_RESULTS(X);
-  constexpr int nwc = 0 MWC_WC_STATUSES(X);
-  constexpr int nop = 0 MWC_WC_OPCODES(X);
-#undef X
+  constexpr int nres = kResultCount, nwc = kWcStatusCount, nop = kWcOpcodeCount;
   std::vector<uint64_t> bytes;
   for (uint64_t v = 0; v <= static_cast<uint64_t>(std::max({nres, nwc, nop})) + 1; ++v) bytes.push_back(v);
   for (const uint64_t v : {0x7f, 0x80, 0xfe, 0xff}) bytes.push_back(v);

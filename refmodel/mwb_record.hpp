@@ -112,9 +112,6 @@ inline constexpr uint32_t kReregBits = 0 MWC_REREG_FLAGS(X);
 #define X(n, v) v,
 inline constexpr uint32_t kQpTypes[] = {MWC_QP_TYPES(X)};
 #undef X
-#define X(n) +1
-inline constexpr uint32_t kQpStates = 0 MWC_QP_STATES(X);
-#undef X
 
 inline uint64_t le(const uint8_t* p, int n) {
   uint64_t v = 0;
@@ -155,7 +152,7 @@ inline void decode_field(const uint8_t* p, Arg& a, const Caps& caps) {
   } else if constexpr (K == FieldKind::QpType) {
     a.v = kQpTypes[p[0] % std::size(kQpTypes)];
   } else if constexpr (K == FieldKind::QpState) {
-    a.v = p[0] % kQpStates;
+    a.v = p[0] % kQpStateCount;
   } else if constexpr (K == FieldKind::Addr) {
     a.tag = p[0] % 4;
     const auto base = static_cast<AddrBase>(a.tag);
@@ -231,12 +228,7 @@ inline View decode_view(const uint8_t* p, const Caps& caps) {
 // Decodes the pattern of an expectation record (p points after its flags
 // byte: ret, wc, wc_op, key as u16).
 inline Pattern decode_pattern(const uint8_t* p) {
-  constexpr size_t nres = 0
-#define X(n) +1
-      MWC_RESULTS(X);
-  constexpr size_t nwc = 0 MWC_WC_STATUSES(X);
-  constexpr size_t nop = 0 MWC_WC_OPCODES(X);
-#undef X
+  constexpr unsigned nres = kResultCount, nwc = kWcStatusCount, nop = kWcOpcodeCount;
   Pattern pt;
   if (p[0] != kAny) pt.ret = static_cast<Result>(p[0] % nres);
   if (p[1] != kAny && p[1] % nwc != 0) pt.wc = static_cast<WcStatus>(p[1] % nwc);

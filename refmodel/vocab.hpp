@@ -30,6 +30,13 @@ enum class QpState : uint8_t {
   MWC_QP_STATES(X)
 #undef X
 };
+// How many of each there are.
+#define X(n) +1
+inline constexpr int kResultCount = 0 MWC_RESULTS(X);
+inline constexpr int kWcStatusCount = 0 MWC_WC_STATUSES(X);
+inline constexpr int kWcOpcodeCount = 0 MWC_WC_OPCODES(X);
+inline constexpr int kQpStateCount = 0 MWC_QP_STATES(X);
+#undef X
 
 namespace acc {
 enum : uint32_t {
