@@ -20,11 +20,12 @@ namespace mwc::replay {
 namespace {
 namespace fs = std::filesystem;
 
-// A file of n bytes, byte i being i * 7 mod 251.
-std::string file_of(size_t n, std::vector<uint8_t>& bytes) {
+// A file of n bytes, byte i being i * 7 mod 251; each test names its own
+// (ctest runs tests side by side).
+std::string file_of(const std::string& name, size_t n, std::vector<uint8_t>& bytes) {
   bytes.resize(n);
   for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<uint8_t>(i * 7 % 251);
-  const std::string path = (fs::temp_directory_path() / "mwcheck_read_ahead_test.bin").string();
+  const std::string path = (fs::temp_directory_path() / ("mwcheck_read_ahead_test_" + name)).string();
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(n));
   return path;
@@ -65,7 +66,7 @@ Got read_through(const std::string& path, size_t skip, uint64_t total, size_t ch
 
 TEST(ReadAhead, GivesTheBytesInOrderInChunksAndSumsThem) {
   std::vector<uint8_t> bytes;
-  const std::string path = file_of(10000, bytes);
+  const std::string path = file_of("order", 10000, bytes);
   for (const size_t chunk : {size_t{1}, size_t{999}, size_t{4096}, size_t{1} << 20}) {
     const Got g = read_through(path, 100, 9000, chunk);
     const std::vector<uint8_t> want(bytes.begin() + 100, bytes.begin() + 9100);
@@ -79,7 +80,7 @@ TEST(ReadAhead, GivesTheBytesInOrderInChunksAndSumsThem) {
 // however the chunks cut them.
 TEST(ReadAhead, LeavesTheLastBytesOutOfTheSum) {
   std::vector<uint8_t> bytes;
-  const std::string path = file_of(1000, bytes);
+  const std::string path = file_of("unsummed", 1000, bytes);
   for (const size_t chunk : {size_t{1}, size_t{5}, size_t{24}, size_t{25}, size_t{333}, size_t{4096}})
     for (const size_t unsummed : {size_t{1}, size_t{24}, size_t{1000}, size_t{1200}}) {
       const Got g = read_through(path, 0, 1'000'000, chunk, unsummed);
@@ -93,7 +94,7 @@ TEST(ReadAhead, LeavesTheLastBytesOutOfTheSum) {
 // last; asked for nothing: one empty last chunk.
 TEST(ReadAhead, StopsAtTheEndOfTheFile) {
   std::vector<uint8_t> bytes;
-  const std::string path = file_of(3000, bytes);
+  const std::string path = file_of("end", 3000, bytes);
   const Got g = read_through(path, 0, 1'000'000, 1024);
   EXPECT_EQ(g.bytes, bytes);
   EXPECT_EQ(g.sizes, (std::vector<size_t>{1024, 1024, 952}));
@@ -165,7 +166,7 @@ TEST(ReadAhead, AReadThatFailsIsTheLastChunkAndSaysWhy) {
 // Destroyed before every chunk was taken: the thread stops, nothing hangs.
 TEST(ReadAhead, StopsWhenDestroyedEarly) {
   std::vector<uint8_t> bytes;
-  const std::string path = file_of(100000, bytes);
+  const std::string path = file_of("early", 100000, bytes);
   const int fd = ::open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   {
