@@ -292,7 +292,8 @@ constexpr uint64_t meaning_of_pattern(uint64_t w) {
   return (w & 0xff) | (wc == kAny ? 0 : wc) << 8 | (op == kAny ? 0 : op) << 16 |
          ((w >> 24) & 0xffff) << 32;
 }
-// Returns a pattern word that decodes as w does, for w = meaning_of_pattern(w0).
+// Returns, for m = meaning_of_pattern(w), a pattern word that decodes as w
+// does.
 constexpr uint64_t pattern_of_meaning(uint64_t m) {
   const uint64_t wc = (m >> 8) & 0xff, op = (m >> 16) & 0xff;
   return (m & 0xff) | (wc == 0 ? kAny : wc) << 8 | (op == 0 ? kAny : op) << 16 |

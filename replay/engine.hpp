@@ -94,9 +94,10 @@ class alignas(64) Engine {
     uint8_t rbit = 0;
   };
   std::array<Lane, 1024> lane_{};
-  // By record code, for a full record: its op, and the pattern word of the
-  // expectation folded into the code as a meaning word (kUnchecked: none), so that neither
-  // is a branch on the code (which code comes next is not predictable).
+  // By record code, for a full record: its op, and the meaning word of the
+  // expectation folded into the code (mwb::meaning_of_pattern; kUnchecked:
+  // none), so that neither is a branch on the code (which code comes next
+  // is not predictable).
   std::array<uint8_t, 256> full_op_{};
   std::array<uint64_t, 256> fold_want_{};
   Op op_;  // the op being run (full records and the slow path)

@@ -97,7 +97,12 @@ ReplayRun replay_file(const std::string& path, const Profile& p, int column, int
 
 int threads_per_file(size_t files, int threads) {
   const size_t at_once = std::min(files, static_cast<size_t>(std::max(threads, 1)));
-  return at_once > 0 && static_cast<size_t>(threads) >= 2 * at_once ? 2 : 1;
+  // A thread reading ahead pays only on a core of its own (replay_file
+  // asks the same).
+  return at_once > 0 && static_cast<size_t>(threads) >= 2 * at_once &&
+                 std::thread::hardware_concurrency() > 1
+             ? 2
+             : 1;
 }
 
 std::vector<ReplayRun> replay_files(const std::vector<std::string>& paths, const Profile& p,

@@ -47,7 +47,8 @@ ReplayRun replay_file(const std::string& path, const Profile& p, int column, int
 // threads as files at once. Returns a run per file, in the files' order.
 // Returns how many of `threads` replay_files gives each of `files` files
 // it replays at once: 2 (an engine and a thread reading ahead) when there
-// are twice as many threads as files at once, else 1.
+// are twice as many threads as files at once and more than one core, else
+// 1.
 int threads_per_file(size_t files, int threads);
 std::vector<ReplayRun> replay_files(const std::vector<std::string>& paths, const Profile& p,
                                     int column, int threads);
