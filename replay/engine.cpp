@@ -33,13 +33,14 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     }
   for (int b = 0; b < 256; ++b) {
     const uint8_t c = f.code_of[b];
-    if (f.version < 2 || !mwb::is_compact(c) || !((c - mwb::kCompactBase) & 1)) continue;
+    if (f.version < 2 || !mwb::is_compact(c)) continue;
+    const unsigned folded = (c - mwb::kCompactBase) & 1;
     const uint8_t rbit = FastPath::bit(mwb::kCompactRight[c - mwb::kCompactBase]);
     for (int k = 0; k < 4; ++k) {
       const RkeyBase kb = mwb::kCompactKey[k];
       const HandleKind hk = kb == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw;
       const uint32_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
-      lane_[static_cast<size_t>(k << 8 | b)] = Lane{fast_.hot_view().slots + fast_.slot_of(kb, 0), count, rbit};
+      lane_[folded][static_cast<size_t>(k << 8 | b)] = Lane{fast_.hot_view().slots + fast_.slot_of(kb, 0), count, rbit};
     }
   }
 }
@@ -76,13 +77,15 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
   const uint8_t* p = rec.data();
   const uint8_t* const end = p + rec.size();
   const mwb::Format& f = *fmt_;
-  // Ops the record loop passed since they were last counted: counted
-  // before the next op starts (index_ numbers it); a full record counts
-  // them only when there are some, as most follow another full record.
-  uint64_t passed = 0;
-  const auto count = [&](uint64_t& n) {
-    index_ += n, v_.ops += n, v_.checked += n, compact_hits_ += n;
-    n = 0;
+  // Ops the record loop passed since they were last counted, folded
+  // (checked) and bare: counted before the next op starts (index_ numbers
+  // it); a full record counts them only when there are some, as most
+  // follow another full record.
+  uint64_t passed = 0, bare = 0;
+  const auto count = [&] {
+    const uint64_t n = passed + bare;
+    index_ += n, v_.ops += n, v_.checked += passed, compact_hits_ += n;
+    passed = bare = 0;
   };
   while (p < end) {
     const uint8_t code = f.code_of[*p];
@@ -91,24 +94,30 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
       break;
     if (V2 && mwb::is_compact(code)) [[likely]] {
       if (pending_) verdict<Sharded>();
-      // The usual case, decided in a loop of its own: folded compact
-      // records whose check words pass.
+      // The usual case, decided in a loop of its own: compact records
+      // whose check words pass, all folded (the usual outcome expected)
+      // or all bare (nothing expected yet).
       if constexpr (!Sharded) {
         if (!outcomes_) [[likely]] {
           const uint8_t* const from = p;
-          p = run_usual(p, end, passed);
+          const bool folded = (code - mwb::kCompactBase) & 1;
+          p = folded ? run_usual<true>(p, end, passed) : run_usual<false>(p, end, bare);
           if (p != from) {
             // The last of them waits for the expectations that follow it.
-            if (f.code_of[*p] == mwb::kExpectCode) --passed, count(passed), hold_usual(p - mwb::kCompactSize);
+            if (f.code_of[*p] == mwb::kExpectCode) {
+              folded ? --passed : --bare;
+              count();
+              folded ? hold_usual<true>(p - mwb::kCompactSize) : hold_usual<false>(p - mwb::kCompactSize);
+            }
             continue;
           }
         }
-        count(passed);
+        count();
       }
       if (start<Sharded>(p)) compact(code, p + 1);
     } else if (code < kOpCount || (V2 && code >= mwb::kFoldBase)) {
       if constexpr (!Sharded)
-        if (passed) count(passed);
+        if (passed | bare) count();
       if (pending_) verdict<Sharded>();
       if (start<Sharded>(p)) {
         out_ = run<V2>(full_op_[code], p + 1);
@@ -132,7 +141,7 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
     }
     p += size;
   }
-  count(passed);
+  count();
   // The next feed brings other bytes: keep the pending op's record.
   if (pending_ && rec_) {
     std::memcpy(held_.data(), rec_, f.size[f.code_of[*rec_]]);
@@ -162,13 +171,16 @@ template <bool Sharded>
   return true;
 }
 
-// Runs the folded compact records from p while their check words pass
-// (FastPath::pass_hot); returns where it stopped, never at the last record
-// of the bytes fed (the next feed may bring its expectations). A loop of
-// its own, so that what it keeps fits in registers.
+// Runs the compact records from p, folded ones or bare ones, while their
+// check words pass (FastPath::pass_hot): each is the usual success and
+// changes nothing, so a bare one (no expectation yet) needs nothing more
+// either. Returns where it stopped, never at the last record of the bytes
+// fed (the next feed may bring its expectations). A loop of its own, so
+// that what it keeps fits in registers.
+template <bool Folded>
 const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed) {
   const FastPath::HotView v = fast_.hot_view();
-  const Lane* const lane = lane_.data();
+  const Lane* const lane = lane_[Folded].data();
   const uint32_t qps = caps_[static_cast<int>(HandleKind::Qp)];
   constexpr ptrdiff_t kSize = mwb::kCompactSize;
   const uint8_t* const from = p;
@@ -191,14 +203,14 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
   return p;
 }
 
-// Makes the folded compact record at p, which the loop above passed, the
-// op awaiting its verdict, with the usual outcome.
+// Makes the compact record at p, which the loop above passed, the op
+// awaiting its verdict, with the usual outcome (and, folded, expecting it).
+template <bool Folded>
 void Engine::hold_usual(const uint8_t* p) {
   start<false>(p);
   ++compact_hits_;
   out_ = mwb::kUsualOutcome;
-  seen_ = kFallback;
-  want_ = mwb::kUsualMeaning;
+  if (Folded) seen_ = kFallback, want_ = mwb::kUsualMeaning;
 }
 
 // Returns the outcome of the op of a full record (p after its code byte),

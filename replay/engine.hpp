@@ -70,7 +70,9 @@ class alignas(64) Engine {
   void compact(uint8_t code, const uint8_t* p);
   template <bool V2>
   Outcome run(uint8_t code, const uint8_t* p);
+  template <bool Folded>
   const uint8_t* run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed);
+  template <bool Folded>
   void hold_usual(const uint8_t* p);
   void take_expect(const uint8_t* p);
   template <bool Sharded>
@@ -83,17 +85,17 @@ class alignas(64) Engine {
   const mwb::Format* fmt_;
   FastPath fast_;
   uint64_t compact_hits_ = 0;
-  // The record loop's table, by code byte and key field (object bits
-  // 20-21), for a folded compact code: where the check words of the
-  // objects the key names start, how many there are (0: none, the scalar
-  // path decides), and bit(right) of its op. 16 bytes, so that each is
-  // read in place.
+  // The record loop's tables, by code byte and key field (object bits
+  // 20-21), for a compact code, folded ([1]) or bare ([0]): where the check
+  // words of the objects the key names start, how many there are (0: none,
+  // the scalar path decides), and bit(right) of its op. 16 bytes, so that
+  // each is read in place.
   struct alignas(16) Lane {
     const FastPath::HotSlot* slots = nullptr;
     uint32_t count = 0;
     uint8_t rbit = 0;
   };
-  std::array<Lane, 1024> lane_{};
+  std::array<std::array<Lane, 1024>, 2> lane_{};
   // By record code, for a full record: its op, and the meaning word of the
   // expectation folded into the code (mwb::meaning_of_pattern; kUnchecked:
   // none), so that neither is a branch on the code (which code comes next

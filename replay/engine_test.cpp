@@ -183,6 +183,53 @@ TEST(Engine, GeneratedTracesSplitIntoShards) {
   }
 }
 
+// Compact records with nothing expected (bare codes) run in the record
+// loop's lane as folded ones do: a generated trace with a third of its ops'
+// expectations dropped, and a third left with a profile's clause and no
+// fallback (so that a bare record is followed by expectations), decides
+// as `run` does, its outcomes and verdicts alike, under every profile.
+TEST(Engine, BareRecordsRunInTheLaneToo) {
+  const fs::path path = fs::temp_directory_path() / "mwcheck_engine_test_bare.mwb";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_TRUE(f);
+  GenOptions o;
+  o.ops = 6000;
+  o.pds = 3, o.mrs_per_pd = 8, o.mws_per_pd = 16, o.qps_per_pd = 2;
+  o.error_permille = 50;
+  EXPECT_EQ(generate(o, *binary_sink(f)), "");
+  std::fclose(f);
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<uint8_t> mwb{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  fs::remove(path);
+  Trace t = std::get<Trace>(decode_mwb(mwb));
+  std::vector<Expectation> kept;
+  for (const Expectation& e : t.expects) {
+    if (e.op % 3 == 0) continue;
+    if (e.op % 3 == 1 && e.fallback) {
+      // The fallback becomes the clause of mlx5 alone (if no clause names it).
+      const bool named = std::any_of(t.expects.begin(), t.expects.end(), [&](const Expectation& x) {
+        return x.op == e.op && !x.fallback && (x.profiles >> 4) & 1;
+      });
+      if (!named) kept.push_back(Expectation{e.op, false, uint8_t{1} << 4, e.pattern});
+      continue;
+    }
+    kept.push_back(e);
+  }
+  t.expects = kept;
+  const auto bytes = encode_mwb(t, kMwbVersion);
+  uint64_t bare = 0;
+  for (size_t at = kMwbHeaderSize; at < kMwbHeaderSize + body_size(bytes);) {
+    const uint8_t code = mwb::format(kMwbVersion).code_of[bytes[at]];
+    bare += mwb::is_compact(code) && !((code - mwb::kCompactBase) & 1);
+    at += mwb::format(kMwbVersion).size[code];
+  }
+  EXPECT_GT(bare, 6000u / 4) << "the trace should hold bare compact records";
+  for (const auto& u : unders())
+    for (const size_t step : {size_t{5}, bytes.size()})
+      EXPECT_EQ(engine_divergence(t, parse(u.spec), u.column, kMwbVersion, step), "")
+          << "under " << u.spec << " in pieces of " << step;
+}
+
 // Returns each mismatch as "op / observed / expected", sorted: what shards
 // of a trace must find together, whatever their op numbers.
 std::vector<std::string> mismatch_texts(const std::vector<Verdicts>& vs) {
