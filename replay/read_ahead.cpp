@@ -7,25 +7,6 @@
 
 namespace mwc::replay {
 
-ssize_t read_full(int fd, uint8_t* p, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::read(fd, p + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return -1;
-    if (r == 0) break;
-    got += static_cast<size_t>(r);
-  }
-  return static_cast<ssize_t>(got);
-}
-
-ssize_t read_some(int fd, uint8_t* p, size_t n) {
-  for (;;) {
-    const ssize_t r = ::read(fd, p, n);
-    if (r >= 0 || errno != EINTR) return r;
-  }
-}
-
 ReadAhead::ReadAhead(int fd, uint64_t total, size_t chunk, size_t headroom, Checksum* sum,
                      size_t unsummed, bool stream)
     : fd_(fd), left_(total), chunk_(std::max<size_t>(chunk, 1)), headroom_(headroom), sum_(sum),

@@ -16,15 +16,9 @@
 #include <vector>
 
 #include "refmodel/checksum.hpp"
+#include "util/fd_read.hpp"
 
 namespace mwc::replay {
-
-// Reads up to n bytes from fd into p, again after a read cut short or
-// interrupted; returns how many (fewer only at the end), or -1 (errno set).
-ssize_t read_full(int fd, uint8_t* p, size_t n);
-// Reads what is there, up to n bytes (waiting for some, again after an
-// interruption); returns how many (0 only at the end), or -1 (errno set).
-ssize_t read_some(int fd, uint8_t* p, size_t n);
 
 class ReadAhead {
  public:

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/fd_read.hpp"
+
 namespace mwc {
 
 LineChunks::~LineChunks() {
@@ -28,8 +30,7 @@ bool LineChunks::next(std::string& chunk, size_t& first_line, InputError& e, siz
   char buf[1 << 16];
   // Read until the chunk holds `target` bytes, then cut after its last newline.
   while (!eof_ && chunk.size() < target) {
-    const ssize_t n = ::read(fd_, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = read_some(fd_, buf, sizeof buf);
     if (n < 0) return e.line = line_, e.message = std::string("cannot read: ") + std::strerror(errno), false;
     if (n == 0) eof_ = true;
     chunk.append(buf, static_cast<size_t>(n));

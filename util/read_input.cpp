@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/fd_read.hpp"
+
 namespace mwc {
 namespace {
 
@@ -49,8 +51,7 @@ bool read_input(const std::string& path, const InputLimits& limits, std::string&
   size_t line_start = 0, line = 1;
   char buf[1 << 16];
   for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = read_some(fd, buf, sizeof buf);
     if (n < 0) {
       const int why = errno;
       ::close(fd);
