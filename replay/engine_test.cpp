@@ -141,19 +141,25 @@ TEST(Engine, ShardedReplayDecidesAsOneThread) {
   }
 }
 
+// Writes the .mwb trace `gen` makes of o to path; returns its bytes.
+std::vector<uint8_t> generated(const fs::path& path, const GenOptions& o) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  EXPECT_TRUE(f);
+  if (!f) return {};
+  EXPECT_EQ(generate(o, *binary_sink(f)), "");
+  std::fclose(f);
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 // A generated trace splits by PD: two shards, the verdicts of one thread,
 // and under a knob-adjusted profile the same mismatches in the same order.
 TEST(Engine, GeneratedTracesSplitIntoShards) {
   const fs::path path = fs::temp_directory_path() / "mwcheck_engine_test_gen.mwb";
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  ASSERT_TRUE(f);
   GenOptions o;
   o.ops = 20000;
   o.pds = 5, o.mrs_per_pd = 8, o.mws_per_pd = 32, o.qps_per_pd = 2;
-  EXPECT_EQ(generate(o, *binary_sink(f)), "");
-  std::fclose(f);
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<uint8_t> mwb{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<uint8_t> mwb = generated(path, o);
   ASSERT_GT(mwb.size(), kMwbHeaderSize);
   const Trace t = std::get<Trace>(decode_mwb(mwb));
   for (const auto& [spec, column] : {std::pair{"mlx5", 4}, {"verbs+dereg_bound=allowed", -1}}) {
@@ -190,17 +196,13 @@ TEST(Engine, GeneratedTracesSplitIntoShards) {
 // as `run` does, its outcomes and verdicts alike, under every profile.
 TEST(Engine, BareRecordsRunInTheLaneToo) {
   const fs::path path = fs::temp_directory_path() / "mwcheck_engine_test_bare.mwb";
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  ASSERT_TRUE(f);
   GenOptions o;
   o.ops = 6000;
   o.pds = 3, o.mrs_per_pd = 8, o.mws_per_pd = 16, o.qps_per_pd = 2;
   o.error_permille = 50;
-  EXPECT_EQ(generate(o, *binary_sink(f)), "");
-  std::fclose(f);
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<uint8_t> mwb{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<uint8_t> mwb = generated(path, o);
   fs::remove(path);
+  ASSERT_GT(mwb.size(), kMwbHeaderSize);
   Trace t = std::get<Trace>(decode_mwb(mwb));
   std::vector<Expectation> kept;
   for (const Expectation& e : t.expects) {
