@@ -105,9 +105,9 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
           if (p != from) {
             // The last of them waits for the expectations that follow it.
             if (f.code_of[*p] == mwb::kExpectCode) {
-              folded ? --passed : --bare;
-              count();
-              folded ? hold_usual<true>(p - mwb::kCompactSize) : hold_usual<false>(p - mwb::kCompactSize);
+              const uint8_t* const last = p - mwb::kCompactSize;
+              if (folded) --passed, count(), hold_usual<true>(last);
+              else --bare, count(), hold_usual<false>(last);
             }
             continue;
           }

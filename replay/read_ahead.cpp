@@ -1,9 +1,9 @@
 #include "replay/read_ahead.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
+
+#include "util/fd_read.hpp"
 
 namespace mwc::replay {
 

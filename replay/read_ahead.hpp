@@ -6,8 +6,6 @@
 // puts the unused end of the chunk before (a record cut by its end), so
 // that a record never has to be copied whole.
 #pragma once
-#include <sys/types.h>
-
 #include <array>
 #include <condition_variable>
 #include <cstdint>
@@ -16,7 +14,6 @@
 #include <vector>
 
 #include "refmodel/checksum.hpp"
-#include "util/fd_read.hpp"
 
 namespace mwc::replay {
 

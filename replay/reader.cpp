@@ -12,6 +12,7 @@
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/mwb_record.hpp"
 #include "replay/read_ahead.hpp"
+#include "util/fd_read.hpp"
 
 namespace mwc::replay {
 Reader::Reader(const std::string& path, size_t chunk, bool read_ahead)
