@@ -72,11 +72,16 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
   return run;
 }
 
+namespace {
+// Returns whether a file given `threads` gets a thread reading ahead: one
+// beside its engine, which pays only on a core of its own.
+bool reads_ahead(int threads) { return threads > 1 && std::thread::hardware_concurrency() > 1; }
+}  // namespace
+
 ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads) {
   const auto t0 = std::chrono::steady_clock::now();
   ReplayRun run;
-  // A thread reading ahead pays only on a core of its own.
-  Reader r(path, size_t{1} << 20, threads > 1 && std::thread::hardware_concurrency() > 1);
+  Reader r(path, size_t{1} << 20, reads_ahead(threads));
   if (!r.ok()) {
     run.error = r.error();
     return run;
@@ -97,12 +102,7 @@ ReplayRun replay_file(const std::string& path, const Profile& p, int column, int
 
 int threads_per_file(size_t files, int threads) {
   const size_t at_once = std::min(files, static_cast<size_t>(std::max(threads, 1)));
-  // A thread reading ahead pays only on a core of its own (replay_file
-  // asks the same).
-  return at_once > 0 && static_cast<size_t>(threads) >= 2 * at_once &&
-                 std::thread::hardware_concurrency() > 1
-             ? 2
-             : 1;
+  return at_once > 0 && reads_ahead(static_cast<int>(static_cast<size_t>(threads) / at_once)) ? 2 : 1;
 }
 
 std::vector<ReplayRun> replay_files(const std::vector<std::string>& paths, const Profile& p,

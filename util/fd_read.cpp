@@ -6,10 +6,10 @@
 
 namespace mwc {
 
-ssize_t read_full(int fd, uint8_t* p, size_t n) {
+ssize_t read_full(int fd, void* p, size_t n) {
   size_t got = 0;
   while (got < n) {
-    const ssize_t r = read_some(fd, p + got, n - got);
+    const ssize_t r = read_some(fd, static_cast<char*>(p) + got, n - got);
     if (r < 0) return -1;
     if (r == 0) break;
     got += static_cast<size_t>(r);
