@@ -73,6 +73,7 @@ void Model::reset(const Caps& caps) {
   mrs_.assign(caps[2], Mr{});
   mws_.assign(caps[3], Mw{});
   qps_.assign(caps[4], Qp{});
+  caps_ = caps;
 }
 
 Outcome Model::step(const Op& op) {

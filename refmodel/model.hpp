@@ -92,7 +92,7 @@ class Model {
     return qp < qps_.size() && qps_[qp].live && serves(qps_[qp], right);
   }
   // Returns whether QP qp is live.
-  bool qp_live(uint32_t qp) const { return qp < qps_.size() && qps_[qp].live; }
+  bool qp_live(uint32_t qp) const { return qp < caps_[4] && qps_[qp].live; }
   // Returns everything serves() reads of QP qp, packed: two equal values
   // serve the same rights (0 when it is no QP).
   uint32_t responder_word(uint32_t qp) const {
@@ -213,8 +213,8 @@ class Model {
   // What slot h of the table of kind K holds (liveness.hpp asks it).
   template <HandleKind K>
   Slot slot(uint32_t h) const {
-    const auto of = [h](const auto& table) {
-      return h >= table.size() ? Slot::outside : table[h].live ? Slot::live : Slot::free;
+    const auto of = [h, n = caps_[static_cast<int>(K)]](const auto& table) {
+      return h >= n ? Slot::outside : table[h].live ? Slot::live : Slot::free;
     };
     if constexpr (K == HandleKind::Buf) return of(bufs_);
     else if constexpr (K == HandleKind::Pd) return of(pds_);
@@ -328,6 +328,9 @@ class Model {
   std::vector<Mr> mrs_;
   std::vector<Mw> mws_;
   std::vector<Qp> qps_;
+  // The tables' sizes, as reset() set them: a size() works out a division
+  // by the entry's size, and liveness checks it on every op.
+  Caps caps_{};
 };
 // Inline: a fast path takes copies through these after every op that
 // changes a window or an MR.

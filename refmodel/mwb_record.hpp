@@ -112,6 +112,13 @@ inline constexpr uint32_t kReregBits = 0 MWC_REREG_FLAGS(X);
 #define X(n, v) v,
 inline constexpr uint32_t kQpTypes[] = {MWC_QP_TYPES(X)};
 #undef X
+// A state byte's QP state (the byte modulo their number), looked up: a
+// modulo costs a dozen instructions on each modify_qp record.
+inline constexpr auto kQpStateOfByte = [] {
+  std::array<uint8_t, 256> t{};
+  for (int b = 0; b < 256; ++b) t[b] = static_cast<uint8_t>(b % kQpStateCount);
+  return t;
+}();
 
 inline uint64_t le(const uint8_t* p, int n) {
   uint64_t v = 0;
@@ -152,7 +159,7 @@ inline void decode_field(const uint8_t* p, Arg& a, const Caps& caps) {
   } else if constexpr (K == FieldKind::QpType) {
     a.v = kQpTypes[p[0] % std::size(kQpTypes)];
   } else if constexpr (K == FieldKind::QpState) {
-    a.v = p[0] % kQpStateCount;
+    a.v = kQpStateOfByte[p[0]];
   } else if constexpr (K == FieldKind::Addr) {
     a.tag = p[0] % 4;
     const auto base = static_cast<AddrBase>(a.tag);

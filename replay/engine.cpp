@@ -30,6 +30,7 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
       uint64_t word = kUnchecked;
       full_op_[static_cast<size_t>(c)] = static_cast<uint8_t>(mwb::full_op(static_cast<uint8_t>(c), &word));
       fold_want_[static_cast<size_t>(c)] = word == kUnchecked ? word : mwb::meaning_of_pattern(word);
+      fold_seen_[static_cast<size_t>(c)] = word == kUnchecked ? 0 : kFallback;
     }
   for (int b = 0; b < 256; ++b) {
     const uint8_t c = f.code_of[b];
@@ -94,13 +95,13 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
       break;
     if (V2 && mwb::is_compact(code)) [[likely]] {
       if (pending_) verdict<Sharded>();
+      const bool folded = (code - mwb::kCompactBase) & 1;
       // The usual case, decided in a loop of its own: compact records
       // whose check words pass, all folded (the usual outcome expected)
       // or all bare (nothing expected yet).
       if constexpr (!Sharded) {
         if (!outcomes_) [[likely]] {
           const uint8_t* const from = p;
-          const bool folded = (code - mwb::kCompactBase) & 1;
           p = folded ? run_usual<true>(p, end, passed) : run_usual<false>(p, end, bare);
           if (p != from) {
             // The last of them waits for the expectations that follow it.
@@ -114,21 +115,18 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
         }
         count();
       }
-      if (start<Sharded>(p)) compact(code, p + 1);
+      if (start<Sharded>(p, folded ? mwb::kUsualMeaning : kUnchecked, folded ? kFallback : 0))
+        compact(code, p + 1);
     } else if (code < kOpCount || (V2 && code >= mwb::kFoldBase)) {
       if constexpr (!Sharded)
         if (passed | bare) count();
       if (pending_) verdict<Sharded>();
-      if (start<Sharded>(p)) {
+      // A folded expectation is the op's fallback clause (else none yet;
+      // version 1 has no folded codes).
+      if (start<Sharded>(p, V2 ? fold_want_[code] : kUnchecked, V2 ? fold_seen_[code] : 0)) {
         out_ = run<V2>(full_op_[code], p + 1);
         if (outcomes_) [[unlikely]]
           outcomes_->push_back(out_);
-        // A folded expectation is the op's fallback clause (else none yet;
-        // version 1 has no folded codes).
-        if constexpr (V2) {
-          want_ = fold_want_[code];
-          seen_ = want_ == kUnchecked ? 0 : kFallback;
-        }
       }
     } else if (code == mwb::kExpectCode && pending_) {
       // Mostly one fallback clause per op: kept without further ado.
@@ -150,10 +148,11 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
   return static_cast<size_t>(p - rec.data());
 }
 
-// Starts the op record at p (its code byte); returns whether it is this
+// Starts the op record at p (its code byte), expecting `want` with clauses
+// `seen` so far (its folded expectation, if any); returns whether it is this
 // shard's, and so is to be run.
 template <bool Sharded>
-[[gnu::always_inline]] inline bool Engine::start(const uint8_t* p) {
+[[gnu::always_inline]] inline bool Engine::start(const uint8_t* p, uint64_t want, uint32_t seen) {
   ++index_;
   if constexpr (Sharded) {
     pending_ = mine(p);
@@ -166,8 +165,8 @@ template <bool Sharded>
     pending_ = counts_ = true;
   }
   rec_ = p;
-  seen_ = 0;
-  want_ = kUnchecked;
+  seen_ = seen;
+  want_ = want;
   return true;
 }
 
@@ -207,10 +206,9 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
 // awaiting its verdict, with the usual outcome (and, folded, expecting it).
 template <bool Folded>
 void Engine::hold_usual(const uint8_t* p) {
-  start<false>(p);
+  start<false>(p, Folded ? mwb::kUsualMeaning : kUnchecked, Folded ? kFallback : 0);
   ++compact_hits_;
   out_ = mwb::kUsualOutcome;
-  if (Folded) seen_ = kFallback, want_ = mwb::kUsualMeaning;
 }
 
 // Returns the outcome of the op of a full record (p after its code byte),
@@ -233,8 +231,8 @@ template <bool V2>
 }
 
 // Runs a compact record (p after its code byte): through the fast path,
-// else (a refusal, a stale copy) on the model. A folded code brings the
-// usual outcome as the op's fallback clause.
+// else (a refusal, a stale copy) on the model. (start() took a folded
+// code's usual outcome as the op's fallback clause.)
 [[gnu::always_inline]] inline void Engine::compact(uint8_t code, const uint8_t* p) {
   const mwb::Compact c = mwb::decode_compact(code, p, caps_);
   if (fast_.pass(c.qp, c.key, c.h, c.off, c.len, mwb::kCompactRight[code - mwb::kCompactBase],
@@ -247,10 +245,6 @@ template <bool V2>
   }
   if (outcomes_) [[unlikely]]
     outcomes_->push_back(out_);
-  if (c.folded) {
-    seen_ = kFallback;
-    want_ = mwb::kUsualMeaning;
-  }
 }
 
 // Keeps an expectation of the pending op as the whole-trace decoder would

@@ -66,7 +66,7 @@ class alignas(64) Engine {
   template <bool Sharded, bool V2>
   size_t feed_records(std::span<const uint8_t> rec);
   template <bool Sharded>
-  bool start(const uint8_t* p);
+  bool start(const uint8_t* p, uint64_t want, uint32_t seen);
   void compact(uint8_t code, const uint8_t* p);
   template <bool V2>
   Outcome run(uint8_t code, const uint8_t* p);
@@ -102,6 +102,7 @@ class alignas(64) Engine {
   // is not predictable).
   std::array<uint8_t, 256> full_op_{};
   std::array<uint64_t, 256> fold_want_{};
+  std::array<uint32_t, 256> fold_seen_{};  // kFallback where a folded expectation is
   Op op_;  // the op being run (full records and the slow path)
   int column_;
   ShardFilter filter_;

@@ -38,6 +38,7 @@ class FastPathT {
         range_(model.remote_range_alt()),
         align_post_(model.atomic_align_alt() == alt::atomic_align_check::post),
         qps_(caps[4]),
+        nqps_(caps[4]),
         qp_incarnation_(caps[4], 0),
         wins_(caps[3]),
         mrs_(caps[2]),
@@ -293,12 +294,14 @@ class FastPathT {
   void touch(const Arg& a) {
     constexpr bool mrs = O == OpKind::Resource;  // (de)registers MRs
     if constexpr (K == FieldKind::Qp && O == OpKind::Resource) {
-      if (a.h < qps_.size()) qps_[a.h].serves = kStaleQp;
-      if (a.h < qps_.size() && !model_.qp_live(a.h)) ++qp_incarnation_[a.h];
+      if (a.h < nqps_) {
+        qps_[a.h].serves = kStaleQp;
+        if (!model_.qp_live(a.h)) ++qp_incarnation_[a.h];
+      }
     } else if constexpr (K == FieldKind::Qp && O != OpKind::Poll) {
       // Only a Resource op moves a QP's PD or incarnation; a work request
       // or a peer's request may move what its responder serves (an error).
-      if (a.h < qps_.size() && qps_[a.h].responder != model_.responder_word(a.h))
+      if (a.h < nqps_ && qps_[a.h].responder != model_.responder_word(a.h))
         qps_[a.h].serves = kStaleQp;
     } else if constexpr (K == FieldKind::Mw && O == OpKind::Resource) {
       forget_win(a.h);  // made or ended
@@ -373,7 +376,7 @@ class FastPathT {
     // Only the window's own slot: the current key names window h itself.
     s.state = t.ok && t.window && layout::rkey_index(rkey) == layout::mw_index(h) ? kOk : kRefused;
     s.zb = t.zero_based;
-    const bool owned = t.owner < qps_.size();
+    const bool owned = t.owner < nqps_;
     s.who = identity(t.pd, owned ? qp_incarnation_[t.owner] : 0, owned ? t.owner : 0);
     s.who_mask = t.owner == kNoHandle ? kPdOnly : ~uint64_t{0};
     s.access = t.access;
@@ -437,6 +440,7 @@ class FastPathT {
   uint8_t range_;
   bool align_post_;  // a misaligned atomic is refused at post, as sent
   std::vector<QpWord> qps_;
+  uint32_t nqps_;  // qps_.size(), without working it out per op
   std::vector<uint32_t> qp_incarnation_;  // identity()'s, by QP
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
