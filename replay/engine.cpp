@@ -196,7 +196,7 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
     const auto len = static_cast<uint32_t>(w >> 48);
     // Handles past the caps are reduced by the scalar path.
     if (h >= e.count || qp >= qps) break;
-    if (!FastPath::pass_words(v, v.qps[qp], e.slots[h], off, len, e.rbit)) break;
+    if (!FastPath::pass_words(v.qps[qp], e.slots[h], off, len, e.rbit)) break;
   }
   passed += static_cast<uint64_t>(p - from) / kSize;
   return p;

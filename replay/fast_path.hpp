@@ -3,8 +3,8 @@
 // per-slot copies (QP word; window or MR slot with the fields the rules read,
 // the window's MR folded in). An op that runs on the model retakes the copies
 // of the windows and MRs it names at once (the next access through them is
-// likely; an MR's with a generation that the windows copied from it compare)
-// and makes its QPs' stale, taken again when next read (a QP goes through
+// likely; an MR's that changed makes the copies of the windows over it
+// stale) and makes its QPs' stale, taken again when next read (a QP goes through
 // several states in a row); a window made, ended or invalidated is marked
 // stale too (a bind comes before its next access). What an op can change
 // follows from its kind in the op table: only a Resource op (de)registers an
@@ -42,7 +42,8 @@ class FastPathT {
         qp_incarnation_(caps[4], 0),
         wins_(caps[3]),
         mrs_(caps[2]),
-        mr_gen_(caps[2] + 1, 0),
+        over_mr_(caps[3]),
+        first_over_(caps[2], kNoHandle),
         hot_(caps[3] + caps[2]) {}
 
   // Returns whether op c is a peer's access (RDMA read, write, atomic): in
@@ -79,8 +80,7 @@ class FastPathT {
         if (!fresh_win(h)) return false;
       const WinSlot& s = wins_[h];
       // PD and (type 2) owner QP in one compare: the slot's word masked.
-      if (((who ^ s.who) & s.who_mask) != 0 || mr_gen_[s.mr] != s.mr_gen)
-          [[unlikely]]
+      if (((who ^ s.who) & s.who_mask) != 0) [[unlikely]]
         return false;
       // Addr{Mw, h, off} as the model resolves it.
       const uint64_t raddr = layout::window_base<D>(s.zb, s.addr) + off;
@@ -189,8 +189,7 @@ class FastPathT {
 
   // The record loop's tables as plain pointers, so that a loop over
   // compact records keeps them in registers: a check word per key's object
-  // (the windows' current keys, then the MRs' keys), the QP words, the MR
-  // generations.
+  // (the windows' current keys, then the MRs' keys) and the QP words.
   // QP and window copies are stale (to be taken from the model when read)
   // until first read; a QP's also after an op names it.
   static constexpr uint8_t kStaleQp = 0x80;
@@ -199,10 +198,9 @@ class FastPathT {
   struct HotView {
     const HotSlot* slots;
     const QpWord* qps;
-    const uint32_t* mr_gen;
   };
   // Returns the tables' view (valid until the fast path is destroyed).
-  HotView hot_view() const { return {hot_.data(), qps_.data(), mr_gen_.data()}; }
+  HotView hot_view() const { return {hot_.data(), qps_.data()}; }
   // Returns the check-word index of object h named by key kind kb (MwCur or Mr).
   uint32_t slot_of(RkeyBase kb, uint32_t h) const {
     return kb == RkeyBase::Mr ? static_cast<uint32_t>(wins_.size()) + h : h;
@@ -213,15 +211,14 @@ class FastPathT {
   // says nothing: ask pass(). Handles must be below their caps.
   [[gnu::always_inline]] static bool pass_hot(const HotView& v, uint32_t qp, uint32_t slot,
                                               uint32_t off, uint32_t len, uint8_t rbit) {
-    return pass_words(v, v.qps[qp], v.slots[slot], off, len, rbit);
+    return pass_words(v.qps[qp], v.slots[slot], off, len, rbit);
   }
   // The same on the QP's word and the key object's check word themselves.
-  [[gnu::always_inline]] static bool pass_words(const HotView& v, const QpWord& q, const HotSlot& s,
-                                                uint32_t off, uint32_t len, uint8_t rbit) {
+  [[gnu::always_inline]] static bool pass_words(const QpWord& q, const HotSlot& s, uint32_t off,
+                                                uint32_t len, uint8_t rbit) {
     // off + len <= end, with len 0 refused (its rule is another): end < 2^32.
     const uint64_t last = uint64_t{off} + static_cast<uint32_t>(len - 1);
-    return (q.serves & s.rights & rbit) != 0 && ((q.who ^ s.who) & s.who_mask) == 0 &&
-           last < s.end && v.mr_gen[s.mr] == s.mr_gen;
+    return (q.serves & s.rights & rbit) != 0 && ((q.who ^ s.who) & s.who_mask) == 0 && last < s.end;
   }
   // Returns the QP-word bit of a remote right.
   static constexpr uint8_t bit(uint32_t right) {
@@ -245,11 +242,11 @@ class FastPathT {
   // A key's object as the record loop checks it, derived from the slot
   // pass() reads by the rule templates (derive_hot): the PD and owner QP
   // the requester must match, the rights granted and the end of the
-  // offsets inside; rights 0 while stale, refused, or not derivable.
+  // offsets inside; rights 0 while stale, refused, or not derivable (a
+  // window's also from when its MR changes: forget_windows_over()).
   struct alignas(32) HotSlot {
     uint64_t who = 0, who_mask = 0;  // identity() of PD and owner QP; kPdOnly when any QP may
     uint32_t end = 0;                // an access [off, off + len) passes when off + len <= end
-    uint32_t mr = 0, mr_gen = 0;     // the MR copy it was taken with (MR slots: a fixed entry)
     uint8_t rights = 0;              // bit(right) of each right granted
   };
 
@@ -258,7 +255,7 @@ class FastPathT {
   struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
     uint8_t state = kStale;
     bool zb = false;
-    uint32_t access = 0, mr = 0, mr_gen = 0;
+    uint32_t access = 0;
     uint64_t who = 0, who_mask = 0;  // identity() of PD and owner QP; kPdOnly when any QP may
     uint64_t addr = 0, len = 0, iova = 0, mlen = 0;
   };
@@ -329,12 +326,12 @@ class FastPathT {
   // A window an op named is used next, as a rule: taken again at once, so
   // that its next access passes the record loop's check word. A peer's
   // access changes no window (the model's remote() writes its QP alone):
-  // after one (Access), a copy is taken again only when it is out of date
+  // after one (Access), a copy is taken again only when it is stale
   // (never taken, or an MR under it moved).
   template <bool Access>
   void retake_win(uint32_t h) {
     if (h >= wins_.size() || h == last_win_) return;
-    if (Access && wins_[h].state != kStale && mr_gen_[wins_[h].mr] == wins_[h].mr_gen) return;
+    if (Access && wins_[h].state != kStale) return;
     refresh_win(h), last_win_ = h;
   }
   // A window an op made, ended or invalidated is unbound after it, as a
@@ -342,6 +339,31 @@ class FastPathT {
   // copy is marked stale, not taken.
   void forget_win(uint32_t h) {
     if (h < wins_.size()) wins_[h].state = kStale, hot_[h].rights = 0;
+  }
+  // Lists window h over MR mr (kNoHandle: over none), taking it off the
+  // list it was on.
+  void list_over(uint32_t h, uint32_t mr) {
+    OverMr& o = over_mr_[h];
+    if (o.mr == mr) return;
+    if (o.mr != kNoHandle) {
+      (o.prev != kNoHandle ? over_mr_[o.prev].next : first_over_[o.mr]) = o.next;
+      if (o.next != kNoHandle) over_mr_[o.next].prev = o.prev;
+    }
+    o = OverMr{mr, kNoHandle, kNoHandle};
+    if (mr == kNoHandle) return;
+    o.next = first_over_[mr];
+    if (o.next != kNoHandle) over_mr_[o.next].prev = h;
+    first_over_[mr] = h;
+  }
+  // Makes the copies of the windows over MR mr stale: it changed.
+  void forget_windows_over(uint32_t mr) {
+    for (uint32_t h = first_over_[mr]; h != kNoHandle;) {
+      const uint32_t next = over_mr_[h].next;
+      over_mr_[h] = OverMr{};
+      forget_win(h);
+      h = next;
+    }
+    first_over_[mr] = kNoHandle;
   }
   // MRs change seldom, and windows copy them: taken again at once.
   void retake_mr(uint32_t h) {
@@ -381,15 +403,13 @@ class FastPathT {
     s.who_mask = t.owner == kNoHandle ? kPdOnly : ~uint64_t{0};
     s.access = t.access;
     s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
-    s.mr = t.ok ? t.mr : 0;
-    s.mr_gen = mr_gen_[s.mr];
+    list_over(h, s.state == kOk ? t.mr : kNoHandle);
     // Inside the window (unless only the MR counts) and its MR's part after it.
     const uint64_t mr_end = s.iova + s.mlen;
     const uint64_t in_mr = s.addr >= s.iova && mr_end > s.addr ? mr_end - s.addr : 0;
     const bool mr_only = range_ == alt::remote_range::mr_only;
     derive_hot(h, s.state == kOk, s.who, s.who_mask, s.access, layout::window_base<D>(s.zb, s.addr),
-               s.addr, mr_only ? in_mr : std::min(in_mr, s.len), s.mr, s.mr_gen,
-               [&](uint64_t raddr, uint64_t len) {
+               s.addr, mr_only ? in_mr : std::min(in_mr, s.len), [&](uint64_t raddr, uint64_t len) {
                  return rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen,
                                                   range_);
                });
@@ -400,11 +420,10 @@ class FastPathT {
     const MrSlot now{t.ok && !t.window, t.pd, t.access, rkey, t.addr, t.len};
     // The windows over it copied it: a change makes their copies stale.
     if (now == mrs_[h]) return;
-    ++mr_gen_[h], mrs_[h] = now;
-    // Its own check word: no window's MR, so a generation that never moves.
-    const auto sz = static_cast<uint32_t>(mrs_.size());
+    mrs_[h] = now;
+    forget_windows_over(h);
     derive_hot(slot_of(RkeyBase::Mr, h), now.ok, identity(now.pd, 0, 0), kPdOnly, now.access, now.iova,
-               now.iova, now.len, sz, mr_gen_[sz], [&](uint64_t raddr, uint64_t len) {
+               now.iova, now.len, [&](uint64_t raddr, uint64_t len) {
                  return rules::range_within<D>(raddr, len, now.iova, now.len);
                });
   }
@@ -420,8 +439,7 @@ class FastPathT {
   // stay 0 and every access asks pass().
   template <class InRange>
   void derive_hot(uint32_t slot, bool ok, uint64_t who, uint64_t who_mask, uint32_t access,
-                  uint64_t base, uint64_t va, uint64_t end, uint32_t mr, uint32_t gen,
-                  InRange in_range) {
+                  uint64_t base, uint64_t va, uint64_t end, InRange in_range) {
     HotSlot& x = hot_[slot];
     x = HotSlot{};
     constexpr uint64_t kReach = uint64_t{1} << 33;  // off + len of a compact record stays below
@@ -431,7 +449,6 @@ class FastPathT {
     if (!in_range(base, end) || (end < kCap && in_range(base, end + 1))) return;
     x.end = static_cast<uint32_t>(end);
     x.who = who, x.who_mask = who_mask;
-    x.mr = mr, x.mr_gen = gen;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (rules::grants<D>(access, r)) x.rights |= bit(r);
   }
@@ -444,7 +461,15 @@ class FastPathT {
   std::vector<uint32_t> qp_incarnation_;  // identity()'s, by QP
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
-  std::vector<uint32_t> mr_gen_;  // and one more: the fixed generation of the MRs' own words
+  // The windows whose valid copies were taken over each MR, a list per MR
+  // (first_over_ its first window, over_mr_ each window's neighbours), so
+  // that the MR's change makes them stale at once instead of every access
+  // asking whether it changed.
+  struct OverMr {
+    uint32_t mr = kNoHandle, prev = kNoHandle, next = kNoHandle;
+  };
+  std::vector<OverMr> over_mr_;      // by window
+  std::vector<uint32_t> first_over_;  // by MR
   std::vector<HotSlot> hot_;      // windows, then MRs
   uint32_t last_mr_ = kNoHandle;  // the MR the op being touched refreshed last
   uint32_t last_win_ = kNoHandle;  // and the window
