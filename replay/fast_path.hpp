@@ -42,9 +42,10 @@ class FastPathT {
         qp_incarnation_(caps[4], 0),
         wins_(caps[3]),
         mrs_(caps[2]),
-        over_mr_(caps[3]),
-        first_over_(caps[2], kNoHandle),
-        hot_(caps[3] + caps[2]) {}
+        over_(caps[3] + caps[2]),
+        hot_(caps[3] + caps[2]) {
+    for (uint32_t i = 0; i < over_.size(); ++i) over_[i] = OverLink{i, i};
+  }
 
   // Returns whether op c is a peer's access (RDMA read, write, atomic): in
   // the op table, a Remote op that names an address behind its key.
@@ -341,30 +342,32 @@ class FastPathT {
     if (h < wins_.size()) wins_[h].state = kStale, hot_[h].rights = 0;
   }
   // Lists window h over MR mr (kNoHandle: over none), taking it off the
-  // list it was on.
+  // list it was on. Without a branch: whether a window was listed, and
+  // where, follows no pattern a predictor could learn.
   void list_over(uint32_t h, uint32_t mr) {
-    OverMr& o = over_mr_[h];
-    if (o.mr == mr) return;
-    if (o.mr != kNoHandle) {
-      (o.prev != kNoHandle ? over_mr_[o.prev].next : first_over_[o.mr]) = o.next;
-      if (o.next != kNoHandle) over_mr_[o.next].prev = o.prev;
-    }
-    o = OverMr{mr, kNoHandle, kNoHandle};
-    if (mr == kNoHandle) return;
-    o.next = first_over_[mr];
-    if (o.next != kNoHandle) over_mr_[o.next].prev = h;
-    first_over_[mr] = h;
+    OverLink& o = over_[h];
+    // Off its list (a window on no list links to itself: no change).
+    over_[o.prev].next = o.next, over_[o.next].prev = o.prev;
+    o = OverLink{h, h};
+    // Onto mr's after its head; over none, after itself: linked to itself.
+    const uint32_t head = mr == kNoHandle ? h : list_of(mr);
+    const uint32_t next = over_[head].next;
+    o = OverLink{head, next};
+    over_[next].prev = h, over_[head].next = h;
   }
   // Makes the copies of the windows over MR mr stale: it changed.
   void forget_windows_over(uint32_t mr) {
-    for (uint32_t h = first_over_[mr]; h != kNoHandle;) {
-      const uint32_t next = over_mr_[h].next;
-      over_mr_[h] = OverMr{};
+    const uint32_t head = list_of(mr);
+    for (uint32_t h = over_[head].next; h != head;) {
+      const uint32_t next = over_[h].next;
+      over_[h] = OverLink{h, h};
       forget_win(h);
       h = next;
     }
-    first_over_[mr] = kNoHandle;
+    over_[head] = OverLink{head, head};
   }
+  // Returns the index in over_ of the head of MR mr's list.
+  uint32_t list_of(uint32_t mr) const { return static_cast<uint32_t>(wins_.size()) + mr; }
   // MRs change seldom, and windows copy them: taken again at once.
   void retake_mr(uint32_t h) {
     if (h < mrs_.size() && h != last_mr_) refresh_mr(h), last_mr_ = h;
@@ -461,15 +464,15 @@ class FastPathT {
   std::vector<uint32_t> qp_incarnation_;  // identity()'s, by QP
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
-  // The windows whose valid copies were taken over each MR, a list per MR
-  // (first_over_ its first window, over_mr_ each window's neighbours), so
-  // that the MR's change makes them stale at once instead of every access
-  // asking whether it changed.
-  struct OverMr {
-    uint32_t mr = kNoHandle, prev = kNoHandle, next = kNoHandle;
+  // The windows whose valid copies were taken over each MR, a circular
+  // list per MR, so that the MR's change makes them stale at once instead
+  // of every access asking whether it changed: by window, then a head per
+  // MR (list_of()); a window on no list and an empty list link to
+  // themselves.
+  struct OverLink {
+    uint32_t prev, next;
   };
-  std::vector<OverMr> over_mr_;      // by window
-  std::vector<uint32_t> first_over_;  // by MR
+  std::vector<OverLink> over_;
   std::vector<HotSlot> hot_;      // windows, then MRs
   uint32_t last_mr_ = kNoHandle;  // the MR the op being touched refreshed last
   uint32_t last_win_ = kNoHandle;  // and the window
