@@ -4,8 +4,8 @@
 // the window's MR folded in). An op that runs on the model retakes the copies
 // of the windows and MRs it names at once (the next access through them is
 // likely; an MR's that changed makes the copies of the windows over it
-// stale) and makes its QPs' stale, taken again when next read (a QP goes through
-// several states in a row); a window made, ended or invalidated is marked
+// stale) and makes its QPs' stale, taken again when next read (a QP goes
+// through several states in a row); a window made, ended or invalidated is marked
 // stale too (a bind comes before its next access). What an op can change
 // follows from its kind in the op table: only a Resource op (de)registers an
 // MR (a bind counts its MR's windows, which no copy holds) or moves a QP's PD
