@@ -219,7 +219,7 @@ class FastPathT {
                                                 uint32_t len, uint8_t rbit) {
     // off + len <= end, with len 0 refused (its rule is another): end < 2^32.
     const uint64_t last = uint64_t{off} + static_cast<uint32_t>(len - 1);
-    return (q.serves & s.rights & rbit) != 0 && ((q.who ^ s.who) & s.who_mask) == 0 && last < s.end;
+    return (q.serves & s.rights & rbit) != 0 && ((q.who ^ s.who) >> s.shift) == 0 && last < s.end;
   }
   // Returns the QP-word bit of a remote right.
   static constexpr uint8_t bit(uint32_t right) {
@@ -245,10 +245,11 @@ class FastPathT {
   // the requester must match, the rights granted and the end of the
   // offsets inside; rights 0 while stale, refused, or not derivable (a
   // window's also from when its MR changes: forget_windows_over()).
-  struct alignas(32) HotSlot {
-    uint64_t who = 0, who_mask = 0;  // identity() of PD and owner QP; kPdOnly when any QP may
-    uint32_t end = 0;                // an access [off, off + len) passes when off + len <= end
-    uint8_t rights = 0;              // bit(right) of each right granted
+  struct alignas(16) HotSlot {
+    uint64_t who = 0;    // identity() of PD and owner QP
+    uint32_t end = 0;    // an access [off, off + len) passes when off + len <= end
+    uint8_t rights = 0;  // bit(right) of each right granted
+    uint8_t shift = 0;   // the bits of `who` below it need not match: 48 when any QP may
   };
 
  private:
@@ -451,7 +452,7 @@ class FastPathT {
     end = end < kCap ? end : kCap;
     if (!in_range(base, end) || (end < kCap && in_range(base, end + 1))) return;
     x.end = static_cast<uint32_t>(end);
-    x.who = who, x.who_mask = who_mask;
+    x.who = who, x.shift = who_mask == kPdOnly ? 48 : 0;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (rules::grants<D>(access, r)) x.rights |= bit(r);
   }
