@@ -4,7 +4,9 @@
 // them; a quarter of the ops' patterns loose), runs as it is and "shaped"
 // (peer requests rebased onto their keys' objects, so compact records and
 // the record loop's lane carry them), is encoded as .mwb, and is fed to
-// the engine in pieces and whole, with and without outcomes recorded: any
+// the engine in pieces and whole, with and without outcomes recorded (and
+// without, once with every run of compact records checked eight at a time
+// where the processor can): any
 // op whose outcome or rule differs from Model::step's, or any verdict that
 // differs from run's, aborts.
 #include <cstdio>

@@ -1,11 +1,17 @@
 #include "replay/engine.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::replay {
+
+// usual_batch() reads the check and QP words as two qwords each.
+static_assert(sizeof(FastPath::HotSlot) == 16 && offsetof(FastPath::HotSlot, end) == 8 &&
+              offsetof(FastPath::HotSlot, rights) == 12 && offsetof(FastPath::HotSlot, shift) == 13);
+static_assert(sizeof(FastPath::QpWord) == 16 && offsetof(FastPath::QpWord, serves) == 12);
 
 void Verdicts::merge(const Verdicts& o) {
   ops += o.ops;
@@ -44,6 +50,29 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
       lane_[folded][static_cast<size_t>(k << 8 | b)] = Lane{fast_.hot_view().slots + fast_.slot_of(kb, 0), count, rbit};
     }
   }
+  // The batch's lanes: those of each compact code's first byte (the codes'
+  // bytes are consecutive from the first's), when every one fits.
+  const uint8_t first = f.byte_of[mwb::kCompactBase];
+  // (It reads word 0 of each table for a record it refuses: both have one.)
+  const auto cap = [&](HandleKind k) { return caps_[static_cast<int>(k)]; };
+  packs_ = f.version >= 2 && (cap(HandleKind::Mw) > 0 || cap(HandleKind::Mr) > 0) && cap(HandleKind::Qp) > 0;
+  for (int i = 0; i < 2 * mwb::kCompactOpCount; ++i) {
+    const uint8_t b = f.byte_of[mwb::kCompactBase + i];
+    packs_ = packs_ && b == first + i;
+    for (int k = 0; k < 4; ++k) {
+      const Lane& e = lane_[i & 1][static_cast<size_t>(k << 8 | b)];
+      const uint32_t base = e.count ? static_cast<uint32_t>(e.slots - fast_.hot_view().slots) : 0;
+      packs_ = packs_ && base <= kLaneMax && e.count <= kLaneMax;
+      usual_[i & 1].lanes[static_cast<size_t>((i >> 1) * 4 + k)] = pack_lane(base, e.count, e.rbit);
+    }
+  }
+  for (int folded = 0; folded < 2; ++folded) {
+    UsualTables& u = usual_[folded];
+    u.first_byte = first, u.folded = static_cast<uint8_t>(folded);
+    u.slots = fast_.hot_view().slots, u.qps = fast_.hot_view().qps;
+    u.nqps = caps_[static_cast<int>(HandleKind::Qp)];
+  }
+  batch_records(kBatchAfter);
 }
 
 // Returns whether the op record at p (its code byte) is this shard's: its
@@ -174,29 +203,37 @@ template <bool Sharded>
 // check words pass (FastPath::pass_hot): each is the usual success and
 // changes nothing, so a bare one (no expectation yet) needs nothing more
 // either. Returns where it stopped, never at the last record of the bytes
-// fed (the next feed may bring its expectations). A loop of its own, so
-// that what it keeps fits in registers.
+// fed (the next feed may bring its expectations). A run longer than
+// batch_records() says goes on eight records at a time.
 template <bool Folded>
 const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed) {
   const FastPath::HotView v = fast_.hot_view();
   const Lane* const lane = lane_[Folded].data();
   const uint32_t qps = caps_[static_cast<int>(HandleKind::Qp)];
   constexpr ptrdiff_t kSize = mwb::kCompactSize;
-  const uint8_t* const from = p;
-  const uint8_t* const last = end - kSize;  // the loop stops before the last record
-  for (; p < last; p += kSize) {
+  const auto passes = [&](const uint8_t* r) __attribute__((always_inline)) {
     // u8 code, u24 object (20-bit handle, 2-bit key), u16 qp, u16 len, u32 offset.
     uint64_t w;
     uint32_t off;
-    std::memcpy(&w, p, 8);  // little-endian hosts only
-    std::memcpy(&off, p + 8, 4);
+    std::memcpy(&w, r, 8);  // little-endian hosts only
+    std::memcpy(&off, r + 8, 4);
     const Lane& e = lane[(w & 0xff) | ((w >> 20) & 0x300)];
     const uint32_t h = (w >> 8) & 0xfffff;
     const uint32_t qp = (w >> 32) & 0xffff;
     const auto len = static_cast<uint32_t>(w >> 48);
     // Handles past the caps are reduced by the scalar path.
-    if (h >= e.count || qp >= qps) break;
-    if (!FastPath::pass_words(v.qps[qp], e.slots[h], off, len, e.rbit)) break;
+    return h < e.count && qp < qps && FastPath::pass_words(v.qps[qp], e.slots[h], off, len, e.rbit);
+  };
+  const uint8_t* const from = p;
+  const uint8_t* const last = end - kSize;  // the loop stops before the last record
+  // The first records one at a time; a run that goes on, eight at a time
+  // (batch_records()), and what the batch leaves one at a time again.
+  const size_t after = batch_after_;
+  const uint8_t* const first = static_cast<size_t>(last - p) / kSize > after ? p + after * kSize : last;
+  while (p < first && passes(p)) p += kSize;
+  if (p == first && after != kNever) {
+    p = usual_batch(p, last, usual_[Folded]);
+    while (p < last && passes(p)) p += kSize;
   }
   passed += static_cast<uint64_t>(p - from) / kSize;
   return p;

@@ -6,6 +6,7 @@
 // length.
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 #include "refmodel/model.hpp"
 #include "refmodel/mwb_record.hpp"
 #include "replay/fast_path.hpp"
+#include "replay/usual_batch.hpp"
 
 namespace mwc::replay {
 
@@ -52,6 +54,13 @@ class alignas(64) Engine {
   void set_filter(const ShardFilter& f) { filter_ = f; }
   // Appends each run op's outcome to `out` (tests compare them with run's).
   void record_outcomes(std::vector<Outcome>* out) { outcomes_ = out; }
+  // Checks a run of compact records eight at a time (usual_batch.hpp),
+  // where the processor can, once `after` of them passed one at a time
+  // (kBatchAfter unless set: most runs of the default mix are shorter, and
+  // a batch answers later than a record); kNever: one at a time only.
+  // Tests set 0 to take every run through it.
+  static constexpr size_t kBatchAfter = 24, kNever = SIZE_MAX;
+  void batch_records(size_t after) { batch_after_ = packs_ && usual_batch_available() ? after : kNever; }
 
   // Runs the whole records in `rec`; returns how many bytes they take (a
   // record cut at the end waits for the next call).
@@ -96,6 +105,10 @@ class alignas(64) Engine {
     uint8_t rbit = 0;
   };
   std::array<std::array<Lane, 1024>, 2> lane_{};
+  // What the batch reads, bare ([0]) and folded ([1]).
+  std::array<UsualTables, 2> usual_{};
+  size_t batch_after_ = kNever;
+  bool packs_ = false;  // usual_ holds every lane (pack_lane())
   // By record code, for a full record: its op, and the meaning word of the
   // expectation folded into the code (mwb::meaning_of_pattern; kUnchecked:
   // none), so that neither is a branch on the code (which code comes next

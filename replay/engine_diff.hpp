@@ -31,9 +31,12 @@ Trace with_model_expectations(Trace t, uint64_t loose = 0);
 // Returns the verdicts of an engine fed the records of .mwb image `mwb` in
 // pieces of `step` bytes, as a reader at chunk boundaries would. With
 // `outs`, the engine appends each op's outcome there, which keeps it off
-// the record loop's own lane: run both ways to cover both.
+// the record loop's own lane: run both ways to cover both. The record loop
+// checks runs eight records at a time after `batch_after` of them
+// (Engine::batch_records).
 Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Caps& caps, const Profile& p, int column,
-                      size_t step, std::vector<Outcome>* outs = nullptr);
+                      size_t step, std::vector<Outcome>* outs = nullptr,
+                      size_t batch_after = Engine::kBatchAfter);
 
 // Returns the first difference between two replays' verdicts, or "".
 std::string verdicts_diff(const Verdicts& got, const Verdicts& want);
@@ -42,8 +45,9 @@ std::string verdicts_diff(const Verdicts& got, const Verdicts& want);
 std::vector<Outcome> model_outcomes(const Trace& t, const Profile& p);
 
 // Replays t in .mwb `version` under profile p (column `column`) fed in
-// pieces of `step` bytes, once recording outcomes and once on the record
-// loop's lane; returns the first way the engine parts from Model::step's
+// pieces of `step` bytes, once recording outcomes and twice on the record
+// loop's lane (as replays run, and every run eight records at a time where
+// the processor can); returns the first way the engine parts from Model::step's
 // outcomes (meaning and rule) and run's verdicts, or "" when it agrees.
 std::string engine_divergence(const Trace& t, const Profile& p, int column, uint16_t version, size_t step);
 

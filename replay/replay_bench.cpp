@@ -18,8 +18,9 @@
 // mix and version once under callgrind (valgrind must be on PATH; it is
 // optional otherwise) at two trace lengths and prints the instructions the
 // record loop (Engine::feed) runs per op, the difference of the two counts
-// over the difference of ops (the objects' setup cancels out); then the
-// benchmarks run as usual. Where hardware counters exist,
+// over the difference of ops (the objects' setup cancels out; valgrind
+// runs no AVX-512, so the records are checked one at a time there); then
+// the benchmarks run as usual. Where hardware counters exist,
 // --benchmark_perf_counters=INSTRUCTIONS counts them too.
 // MWCHECK_BENCH_OPS sets the trace length (default 4M ops); measure with
 // --benchmark_min_time=2 or more.

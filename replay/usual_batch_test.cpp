@@ -1,0 +1,108 @@
+#include "replay/usual_batch.hpp"
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "replay/fast_path.hpp"
+
+namespace mwc::replay {
+namespace {
+
+using Slot = FastPath::HotSlot;
+using QpWord = FastPath::QpWord;
+
+// Random check and QP words over few PDs, QPs and incarnations, so that
+// identities often match, and lanes for both variants of two ops.
+struct World {
+  std::vector<Slot> slots;
+  std::vector<QpWord> qps;
+  UsualTables t;
+};
+
+World make_world(std::mt19937_64& rng, uint8_t folded) {
+  World w;
+  const auto pick = [&](uint64_t n) { return rng() % n; };
+  const auto who = [&] { return FastPath::identity(uint32_t(pick(2)), uint32_t(pick(2)), uint32_t(pick(3))); };
+  w.qps.resize(3);
+  for (QpWord& q : w.qps) q = QpWord{who(), uint32_t(rng()), uint8_t(pick(4) ? 7 : pick(8))};
+  w.slots.resize(40);
+  for (Slot& s : w.slots) {
+    s.who = who();
+    s.end = uint32_t(pick(4) ? 4096 + pick(64) : rng());
+    s.rights = uint8_t(pick(4) ? 7 : pick(8));
+    s.shift = pick(4) ? 48 : 0;
+  }
+  w.t.first_byte = 28, w.t.folded = folded;
+  w.t.slots = w.slots.data(), w.t.qps = w.qps.data(), w.t.nqps = 3;
+  // Keys 0 and 1: slots 0-19 and 20-39; key 2 none; key 3 part of them.
+  const uint32_t base[4] = {0, 20, 0, 5}, count[4] = {20, 20, 0, 30};
+  for (int op = 0; op < 2; ++op)
+    for (int k = 0; k < 4; ++k)
+      w.t.lanes[size_t(op * 4 + k)] = pack_lane(base[k], count[k], uint8_t(op ? 2 : 1));
+  return w;
+}
+
+// The record loop's scalar check of the record at r, as run_usual states
+// it, on the batch's tables.
+bool scalar_passes(const World& w, const uint8_t* r) {
+  uint64_t word;
+  uint32_t off;
+  std::memcpy(&word, r, 8);
+  std::memcpy(&off, r + 8, 4);
+  const uint64_t code = (word & 0xff) - w.t.first_byte;
+  if (code >= 4 || (code & 1) != w.t.folded) return false;
+  const uint64_t lane = w.t.lanes[(code >> 1) * 4 + ((word >> 28) & 3)];
+  const uint32_t base = lane & kLaneMax, count = (lane >> 24) & kLaneMax;
+  const uint32_t h = (word >> 8) & 0xfffff, qp = (word >> 32) & 0xffff;
+  if (h >= count || qp >= w.t.nqps) return false;
+  return FastPath::pass_words(w.qps[qp], w.slots[base + h], off, uint32_t(word >> 48), uint8_t(lane >> 48));
+}
+
+// Writes a random record at r: mostly of the variant's codes, handles and
+// QPs at and past their ends, offsets and lengths about the words' ends.
+void random_record(std::mt19937_64& rng, uint8_t* r) {
+  const auto pick = [&](uint64_t n) { return rng() % n; };
+  const uint64_t code = pick(8) ? 28 + pick(4) : pick(256);
+  const uint64_t object = pick(22) | pick(4) << 20;
+  const uint64_t qp = pick(16) ? pick(3) : pick(5);
+  const uint64_t len = pick(16) ? 1 + pick(64) : pick(2) ? 0 : 0xffff;
+  const uint64_t word = code | object << 8 | qp << 32 | len << 48;
+  const uint32_t off = uint32_t(pick(8) ? 4000 + pick(100) : pick(2) ? pick(4096) : rng());
+  std::memcpy(r, &word, 8);
+  std::memcpy(r + 8, &off, 4);
+}
+
+TEST(UsualBatch, StopsWhereTheScalarCheckFirstRefuses) {
+  if (!usual_batch_available()) GTEST_SKIP() << "no AVX-512F here: the record loop checks one at a time";
+  std::mt19937_64 rng(7);
+  uint64_t stopped_in_batch = 0, ran_out = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const World w = make_world(rng, uint8_t(round & 1));
+    // A run of records the scalar check passes (up to five batches), then
+    // anything.
+    const size_t n = 8 + rng() % 48, passing = rng() % n;
+    std::vector<uint8_t> bytes(12 * n);
+    for (size_t i = 0; i < n; ++i)
+      for (int tries = 0; tries < 1000; ++tries) {
+        random_record(rng, &bytes[12 * i]);
+        if (i >= passing || scalar_passes(w, &bytes[12 * i])) break;
+      }
+    const uint8_t* const p = bytes.data();
+    const uint8_t* const last = p + 12 * (n - rng() % 3);  // the loop's bound, a few records short
+    size_t want = 0;
+    const size_t batches = size_t(last - p) / 96;
+    while (want < 8 * batches && scalar_passes(w, p + 12 * want)) ++want;
+    if (want < 8 * batches) ++stopped_in_batch;
+    else ++ran_out;
+    ASSERT_EQ(size_t(usual_batch(p, last, w.t) - p) / 12, want) << "round " << round;
+  }
+  // Both ways of stopping came up many times.
+  EXPECT_GT(stopped_in_batch, 1000u);
+  EXPECT_GT(ran_out, 1000u);
+}
+
+}  // namespace
+}  // namespace mwc::replay
