@@ -1,5 +1,6 @@
 // mwcheck conform --device DEV...: the corpus on devices, judged against the
 // specification; findings first.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -220,6 +221,15 @@ void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yar
     next = idx;
   }
   bar.update(todo.size());
+  // A finding whose turn never came (the time ran out while the guest came
+  // back, or before) says so rather than nothing.
+  for (const Finding* f : todo)
+    if (std::none_of(col.shrunk.begin(), col.shrunk.end(), [&](const Shrunk& s) { return s.finding == f->id; })) {
+      Shrunk s;
+      s.finding = f->id;
+      s.note = "the time for shrinking ran out before this finding's turn";
+      col.shrunk.push_back(s);
+    }
   fs::remove_all(dir);
   col.timing += fmt::format("; shrinking {:.1f} s ({} boot{})",
                             std::chrono::duration<double>(Clock::now() - start).count(), boots,
