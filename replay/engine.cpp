@@ -12,6 +12,7 @@ namespace mwc::replay {
 static_assert(sizeof(FastPath::HotSlot) == 16 && offsetof(FastPath::HotSlot, end) == 8 &&
               offsetof(FastPath::HotSlot, rights) == 12 && offsetof(FastPath::HotSlot, shift) == 13);
 static_assert(sizeof(FastPath::QpWord) == 16 && offsetof(FastPath::QpWord, serves) == 12);
+static_assert(kBatchOps == mwb::kCompactOpCount, "usual_batch() knows the compact ops by their number");
 
 void Verdicts::merge(const Verdicts& o) {
   ops += o.ops;

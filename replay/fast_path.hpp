@@ -230,10 +230,11 @@ class FastPathT {
   // of the type 2 windows bound to it (destroy_qp names only the QP, and a
   // QP made again has the same handle), so copies of them taken before no
   // longer match.
+  static constexpr int kPdShift = 48;  // where identity() puts the PD
   static constexpr uint64_t identity(uint32_t pd, uint32_t incarnation, uint32_t qp) {
-    return uint64_t{pd & 0xffff} << 48 | uint64_t{incarnation} << 16 | (qp & 0xffff);
+    return uint64_t{pd & 0xffff} << kPdShift | uint64_t{incarnation} << 16 | (qp & 0xffff);
   }
-  static constexpr uint64_t kPdOnly = ~uint64_t{0} << 48;  // a mask: any QP of the PD
+  static constexpr uint64_t kPdOnly = ~uint64_t{0} << kPdShift;  // a mask: any QP of the PD
   // A QP's copy: its identity and the rights its responder serves.
   struct QpWord {
     uint64_t who = 0;           // identity()
@@ -249,7 +250,7 @@ class FastPathT {
     uint64_t who = 0;    // identity() of PD and owner QP
     uint32_t end = 0;    // an access [off, off + len) passes when off + len <= end
     uint8_t rights = 0;  // bit(right) of each right granted
-    uint8_t shift = 0;   // the bits of `who` below it need not match: 48 when any QP may
+    uint8_t shift = 0;   // the bits of `who` below it need not match: kPdShift when any QP may
   };
 
  private:
@@ -452,7 +453,7 @@ class FastPathT {
     end = end < kCap ? end : kCap;
     if (!in_range(base, end) || (end < kCap && in_range(base, end + 1))) return;
     x.end = static_cast<uint32_t>(end);
-    x.who = who, x.shift = who_mask == kPdOnly ? 48 : 0;
+    x.who = who, x.shift = who_mask == kPdOnly ? kPdShift : 0;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
       if (rules::grants<D>(access, r)) x.rights |= bit(r);
   }

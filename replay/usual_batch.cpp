@@ -1,6 +1,7 @@
 #include "replay/usual_batch.hpp"
 
 #include <cstddef>
+#include <tuple>
 
 // GCC 12's AVX-512 intrinsics start from an "undefined" vector that
 // -Wmaybe-uninitialized takes for a read of one (GCC bug 105593).
@@ -16,8 +17,11 @@
 namespace mwc::replay {
 
 bool usual_batch_available() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return yes;
 }
 
 namespace {
@@ -60,9 +64,10 @@ __attribute__((target("avx512f"))) const uint8_t* usual_batch(const uint8_t* p, 
   const __m512i low16 = _mm512_set1_epi64(0xffff);
   const __m512i low8 = _mm512_set1_epi64(0xff);
   const __m512i one = _mm512_set1_epi64(1);
+  static_assert(std::tuple_size_v<decltype(t.lanes)> == 8, "the lanes fill one vector");
   const __m512i lanes = _mm512_loadu_si512(t.lanes.data());
   const __m512i first_byte = _mm512_set1_epi64(t.first_byte);
-  const __m512i codes = _mm512_set1_epi64(4);  // two ops, bare and folded
+  const __m512i codes = _mm512_set1_epi64(2 * kBatchOps);  // each op bare and folded
   const __m512i folded = _mm512_set1_epi64(t.folded);
   const __m512i nqps = _mm512_set1_epi64(t.nqps);
   const auto* slots = static_cast<const uint8_t*>(t.slots);

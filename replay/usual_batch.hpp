@@ -19,8 +19,9 @@ namespace mwc::replay {
 // (FastPath::HotSlot, 16 bytes: identity, then end, rights and shift); the
 // QP words (FastPath::QpWord, 16 bytes: identity, then responder and
 // serves); the QP count. Both tables have at least one word.
+inline constexpr int kBatchOps = 2;  // compact ops (mwb::kCompactOpCount: engine.cpp checks)
 struct UsualTables {
-  std::array<uint64_t, 8> lanes{};
+  std::array<uint64_t, 4 * kBatchOps> lanes{};
   uint8_t first_byte = 0;
   uint8_t folded = 0;
   const void* slots = nullptr;

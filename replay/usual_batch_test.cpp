@@ -39,7 +39,7 @@ World make_world(std::mt19937_64& rng, uint8_t folded) {
   w.t.slots = w.slots.data(), w.t.qps = w.qps.data(), w.t.nqps = 3;
   // Keys 0 and 1: slots 0-19 and 20-39; key 2 none; key 3 part of them.
   const uint32_t base[4] = {0, 20, 0, 5}, count[4] = {20, 20, 0, 30};
-  for (int op = 0; op < 2; ++op)
+  for (int op = 0; op < kBatchOps; ++op)
     for (int k = 0; k < 4; ++k)
       w.t.lanes[size_t(op * 4 + k)] = pack_lane(base[k], count[k], uint8_t(op ? 2 : 1));
   return w;
@@ -53,7 +53,7 @@ bool scalar_passes(const World& w, const uint8_t* r) {
   std::memcpy(&word, r, 8);
   std::memcpy(&off, r + 8, 4);
   const uint64_t code = (word & 0xff) - w.t.first_byte;
-  if (code >= 4 || (code & 1) != w.t.folded) return false;
+  if (code >= 2 * kBatchOps || (code & 1) != w.t.folded) return false;
   const uint64_t lane = w.t.lanes[(code >> 1) * 4 + ((word >> 28) & 3)];
   const uint32_t base = lane & kLaneMax, count = (lane >> 24) & kLaneMax;
   const uint32_t h = (word >> 8) & 0xfffff, qp = (word >> 32) & 0xffff;
