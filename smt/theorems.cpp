@@ -271,16 +271,44 @@ const char* status_name(Status s) {
   return "unknown";
 }
 
-Verdict prove(const Theorem& t, unsigned timeout_ms) {
+namespace {
+
+// Collects the conjuncts of a conjunction, nested ones flattened.
+void conjuncts(const E& e, std::vector<E>& out) {
+  if (e.is_app() && e.decl().decl_kind() == Z3_OP_AND) {
+    for (unsigned i = 0; i < e.num_args(); ++i) conjuncts(e.arg(i), out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+}  // namespace
+
+Verdict prove(const Theorem& t, unsigned budget) {
   const auto start = std::chrono::steady_clock::now();
   Verdict v;
   v.theorem = &t;
   z3::solver s(Sym::ctx(), "QF_BV");
   z3::params p(Sym::ctx());
-  p.set("timeout", timeout_ms);
+  p.set("rlimit", budget);
   s.set(p);
-  s.add(t.exists ? t.claim : !t.claim);
-  const z3::check_result r = s.check();
+  // A claim for all values holds when each conjunct does; Z3 refutes the
+  // conjuncts one at a time far faster than their conjunction (the two of
+  // range.remote_inside_window: 0.3 s each, against 40 s together).
+  std::vector<E> parts;
+  if (t.exists) {
+    parts.push_back(t.claim);
+  } else {
+    conjuncts(t.claim, parts);
+  }
+  z3::check_result r = z3::unsat;
+  for (const E& part : parts) {
+    s.push();
+    s.add(t.exists ? part : !part);
+    r = s.check();
+    if (r != z3::unsat) break;  // a witness, a counterexample, or given up
+    s.pop();
+  }
   if (r == z3::unknown) {
     v.status = Status::Unknown;
   } else if ((r == z3::sat) == t.exists) {
