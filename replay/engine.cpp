@@ -29,7 +29,7 @@ void Verdicts::merge(const Verdicts& o) {
 Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     : model_(p), caps_(caps), fmt_(&mwb::format(version)), fast_((model_.reset(caps), model_), caps),
       column_(column) {
-  // The record loop's tables (full records' ops and folded words; Lane).
+  // The record loop's tables (full records' ops and folded words; KeyLane).
   const mwb::Format& f = *fmt_;
   fold_want_.fill(kUnchecked);
   for (int c = 0; c < 256; ++c)
@@ -48,29 +48,22 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
       const RkeyBase kb = mwb::kCompactKey[k];
       const HandleKind hk = kb == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw;
       const uint32_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
-      lane_[folded][static_cast<size_t>(k << 8 | b)] = Lane{fast_.hot_view().slots + fast_.slot_of(kb, 0), count, rbit};
+      lane_[folded][static_cast<size_t>(k << 8 | b)] = KeyLane{fast_.hot_view().slots + fast_.slot_of(kb, 0), count, rbit};
     }
   }
-  // The batch's lanes: those of each compact code's first byte (the codes'
-  // bytes are consecutive from the first's), when every one fits.
+  // The batch's tables, when the compact codes' bytes follow the first's.
   const uint8_t first = f.byte_of[mwb::kCompactBase];
-  // (It reads word 0 of each table for a record it refuses: both have one.)
-  const auto cap = [&](HandleKind k) { return caps_[static_cast<int>(k)]; };
-  packs_ = f.version >= 2 && (cap(HandleKind::Mw) > 0 || cap(HandleKind::Mr) > 0) && cap(HandleKind::Qp) > 0;
+  packs_ = f.version >= 2;
   for (int i = 0; i < 2 * mwb::kCompactOpCount; ++i) {
     const uint8_t b = f.byte_of[mwb::kCompactBase + i];
     packs_ = packs_ && b == first + i;
-    for (int k = 0; k < 4; ++k) {
-      const Lane& e = lane_[i & 1][static_cast<size_t>(k << 8 | b)];
-      const uint32_t base = e.count ? static_cast<uint32_t>(e.slots - fast_.hot_view().slots) : 0;
-      packs_ = packs_ && base <= kLaneMax && e.count <= kLaneMax;
-      usual_[i & 1].lanes[static_cast<size_t>((i >> 1) * 4 + k)] = pack_lane(base, e.count, e.rbit);
-    }
+    for (UsualTables& u : usual_) u.rbits[static_cast<size_t>(i)] = FastPath::bit(mwb::kCompactRight[i]);
   }
   for (int folded = 0; folded < 2; ++folded) {
     UsualTables& u = usual_[folded];
-    u.first_byte = first, u.folded = static_cast<uint8_t>(folded);
-    u.slots = fast_.hot_view().slots, u.qps = fast_.hot_view().qps;
+    u.lanes = lane_[folded].data();
+    u.first_byte = first;
+    u.qps = fast_.hot_view().qps;
     u.nqps = caps_[static_cast<int>(HandleKind::Qp)];
   }
   batch_records(kBatchAfter);
@@ -209,7 +202,7 @@ template <bool Sharded>
 template <bool Folded>
 const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed) {
   const FastPath::HotView v = fast_.hot_view();
-  const Lane* const lane = lane_[Folded].data();
+  const KeyLane* const lane = lane_[Folded].data();
   const uint32_t qps = caps_[static_cast<int>(HandleKind::Qp)];
   constexpr ptrdiff_t kSize = mwb::kCompactSize;
   const auto passes = [&](const uint8_t* r) __attribute__((always_inline)) {
@@ -218,12 +211,13 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
     uint32_t off;
     std::memcpy(&w, r, 8);  // little-endian hosts only
     std::memcpy(&off, r + 8, 4);
-    const Lane& e = lane[(w & 0xff) | ((w >> 20) & 0x300)];
+    const KeyLane& e = lane[key_lane(w)];
     const uint32_t h = (w >> 8) & 0xfffff;
     const uint32_t qp = (w >> 32) & 0xffff;
     const auto len = static_cast<uint32_t>(w >> 48);
     // Handles past the caps are reduced by the scalar path.
-    return h < e.count && qp < qps && FastPath::pass_words(v.qps[qp], e.slots[h], off, len, e.rbit);
+    const auto* const slots = static_cast<const FastPath::HotSlot*>(e.slots);
+    return h < e.count && qp < qps && FastPath::pass_words(v.qps[qp], slots[h], off, len, e.rbit);
   };
   const uint8_t* const from = p;
   const uint8_t* const last = end - kSize;  // the loop stops before the last record

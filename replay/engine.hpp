@@ -94,21 +94,13 @@ class alignas(64) Engine {
   const mwb::Format* fmt_;
   FastPath fast_;
   uint64_t compact_hits_ = 0;
-  // The record loop's tables, by code byte and key field (object bits
-  // 20-21), for a compact code, folded ([1]) or bare ([0]): where the check
-  // words of the objects the key names start, how many there are (0: none,
-  // the scalar path decides), and bit(right) of its op. 16 bytes, so that
-  // each is read in place.
-  struct alignas(16) Lane {
-    const FastPath::HotSlot* slots = nullptr;
-    uint32_t count = 0;
-    uint8_t rbit = 0;
-  };
-  std::array<std::array<Lane, 1024>, 2> lane_{};
+  // The record loop's lanes (KeyLane: where a key's check words start, how
+  // many, the op's right), bare ([0]) and folded ([1]).
+  std::array<std::array<KeyLane, kKeyLanes>, 2> lane_{};
   // What the batch reads, bare ([0]) and folded ([1]).
   std::array<UsualTables, 2> usual_{};
   size_t batch_after_ = kNever;
-  bool packs_ = false;  // usual_ holds every lane (pack_lane())
+  bool packs_ = false;  // the compact codes' bytes are consecutive (UsualTables::rbits)
   // By record code, for a full record: its op, and the meaning word of the
   // expectation folded into the code (mwb::meaning_of_pattern; kUnchecked:
   // none), so that neither is a branch on the code (which code comes next

@@ -1,7 +1,7 @@
 #include "replay/usual_batch.hpp"
 
 #include <cstddef>
-#include <tuple>
+#include <cstring>
 
 // GCC 12's AVX-512 intrinsics start from an "undefined" vector that
 // -Wmaybe-uninitialized takes for a read of one (GCC bug 105593).
@@ -28,50 +28,50 @@ namespace {
 
 #define MWC_AVX512 __attribute__((target("avx512f"), always_inline)) inline
 
-// Returns the two 16-byte words at table + 16 * the two indices in x.
-MWC_AVX512 __m256i two_words(const uint8_t* table, __m128i x) {
-  const auto* a = reinterpret_cast<const __m128i*>(table + 16 * static_cast<uint64_t>(_mm_cvtsi128_si64(x)));
-  const auto* b = reinterpret_cast<const __m128i*>(table + 16 * static_cast<uint64_t>(_mm_extract_epi64(x, 1)));
-  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(a)), _mm_loadu_si128(b), 1);
-}
+// A word no record passes (no rights, no responder, end 0): a record whose
+// handle or QP is past its table reads it.
+alignas(16) constexpr uint8_t kRefused[16] = {};
 
-// Sets `first` and `second` to the first and second qwords of the eight
-// 16-byte words at table + 16 * index (by lane). Loads and shuffles, no
-// gather: this processor's gathers cost more than the scalar loop.
-MWC_AVX512 void load_words(const uint8_t* table, __m512i index, __m512i& first, __m512i& second) {
-  const __m256i lo = _mm512_castsi512_si256(index), hi = _mm512_extracti64x4_epi64(index, 1);
-  const __m512i a = _mm512_inserti64x4(_mm512_castsi256_si512(two_words(table, _mm256_castsi256_si128(lo))),
-                                       two_words(table, _mm256_extracti128_si256(lo, 1)), 1);
-  const __m512i b = _mm512_inserti64x4(_mm512_castsi256_si512(two_words(table, _mm256_castsi256_si128(hi))),
-                                       two_words(table, _mm256_extracti128_si256(hi, 1)), 1);
+// Returns the first qwords (`first`) and second qwords (`second`) of the
+// eight 16-byte words w.
+MWC_AVX512 void split_words(const __m128i (&w)[8], __m512i& first, __m512i& second) {
+  __m512i a = _mm512_zextsi128_si512(w[0]);
+  a = _mm512_inserti32x4(a, w[1], 1);
+  a = _mm512_inserti32x4(a, w[2], 2);
+  a = _mm512_inserti32x4(a, w[3], 3);
+  __m512i b = _mm512_zextsi128_si512(w[4]);
+  b = _mm512_inserti32x4(b, w[5], 1);
+  b = _mm512_inserti32x4(b, w[6], 2);
+  b = _mm512_inserti32x4(b, w[7], 3);
   first = _mm512_permutex2var_epi64(a, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), b);
   second = _mm512_permutex2var_epi64(a, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), b);
 }
+
+// Returns the 16-byte word at p.
+MWC_AVX512 __m128i word_at(const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 
 }  // namespace
 
 // Records are 12 bytes, three dwords: u8 code, u24 object (a 20-bit handle,
 // then the key bits 20-21), u16 qp, u16 len (the first two dwords, as the
-// scalar loop's word w), u32 offset. Eight of them are 24 dwords, read as
-// 16 and 8 (a masked load: nothing past them is touched).
+// scalar loop's word w), u32 offset. The words' addresses are worked out
+// one record at a time in general registers (a lane and two compares
+// each, past a table's end the refused word), which keeps the vector
+// units, the busier side, to the checks; eight records are 24 dwords,
+// read as 16 and 8 (a masked load: nothing past them is touched).
 __attribute__((target("avx512f"))) const uint8_t* usual_batch(const uint8_t* p, const uint8_t* last,
                                                              const UsualTables& t) {
   const __m512i word_dwords = _mm512_setr_epi32(0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 18, 19, 21, 22);
   const __m512i off_dwords = _mm512_setr_epi32(2, 0, 5, 0, 8, 0, 11, 0, 14, 0, 17, 0, 20, 0, 23, 0);
   const __m512i low32 = _mm512_set1_epi64(0xffffffff);
-  const __m512i low24 = _mm512_set1_epi64(0xffffff);
-  const __m512i low20 = _mm512_set1_epi64(0xfffff);
-  const __m512i low16 = _mm512_set1_epi64(0xffff);
   const __m512i low8 = _mm512_set1_epi64(0xff);
   const __m512i one = _mm512_set1_epi64(1);
-  static_assert(std::tuple_size_v<decltype(t.lanes)> == 8, "the lanes fill one vector");
-  const __m512i lanes = _mm512_loadu_si512(t.lanes.data());
+  // bit(right) by code index, moved to byte 4 where the words' rights are.
+  const __m512i rbits = _mm512_maskz_slli_epi64(0xff, _mm512_loadu_si512(t.rbits.data()), 32);
   const __m512i first_byte = _mm512_set1_epi64(t.first_byte);
-  const __m512i codes = _mm512_set1_epi64(2 * kBatchOps);  // each op bare and folded
-  const __m512i folded = _mm512_set1_epi64(t.folded);
-  const __m512i nqps = _mm512_set1_epi64(t.nqps);
-  const auto* slots = static_cast<const uint8_t*>(t.slots);
-  const auto* qps = static_cast<const uint8_t*>(t.qps);
+  const KeyLane* const lanes = t.lanes;
+  const auto* const qps = static_cast<const uint8_t*>(t.qps);
+  const uint32_t nqps = t.nqps;
   constexpr std::ptrdiff_t kBatch = 8 * 12;
   constexpr std::ptrdiff_t kAhead = 2048;
   for (; last - p >= kBatch; p += kBatch) {
@@ -79,33 +79,32 @@ __attribute__((target("avx512f"))) const uint8_t* usual_batch(const uint8_t* p, 
     // takes a line and a half).
     _mm_prefetch(reinterpret_cast<const char*>(p + kAhead), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(p + kAhead + 64), _MM_HINT_T0);
+    // Each record's words, loaded as soon as their addresses are known (no
+    // gather: this processor's gathers cost more than the scalar loop).
+    __m128i slot[8], qp[8];
+    for (int i = 0; i < 8; ++i) {
+      uint32_t d;
+      uint16_t q;
+      std::memcpy(&d, p + 12 * i, 4);  // little-endian hosts only
+      std::memcpy(&q, p + 12 * i + 4, 2);
+      const KeyLane& e = lanes[key_lane(d)];
+      const uint32_t h = (d >> 8) & 0xfffff;
+      slot[i] = word_at(h < e.count ? static_cast<const uint8_t*>(e.slots) + 16 * uint64_t{h} : kRefused);
+      qp[i] = word_at(q < nqps ? qps + 16 * uint64_t{q} : kRefused);
+    }
     const __m512i lo = _mm512_loadu_si512(p);
     const __m512i hi = _mm512_maskz_loadu_epi32(0x00ff, p + 64);
     const __m512i w = _mm512_permutex2var_epi32(lo, word_dwords, hi);
     const __m512i off = _mm512_and_si512(_mm512_permutex2var_epi32(lo, off_dwords, hi), low32);
-    // The code's index among the compact codes: one of this variant's.
-    const __m512i code = _mm512_sub_epi64(_mm512_and_si512(w, low8), first_byte);
-    __mmask8 ok = _mm512_cmplt_epu64_mask(code, codes) &
-                  _mm512_cmpeq_epu64_mask(_mm512_and_si512(code, one), folded);
-    // Its lane: op * 4 + key bits.
-    const __m512i li = _mm512_or_si512(_mm512_slli_epi64(_mm512_srli_epi64(code, 1), 2),
-                                       _mm512_and_si512(_mm512_srli_epi64(w, 28), _mm512_set1_epi64(3)));
-    const __m512i lane = _mm512_permutexvar_epi64(li, lanes);
-    const __m512i h = _mm512_and_si512(_mm512_srli_epi64(w, 8), low20);
-    const __m512i qp = _mm512_and_si512(_mm512_srli_epi64(w, 32), low16);
+    // The code's index (its low three bits pick the rbit; a code that is
+    // not one of these has a lane of no words, so reads the refused word).
+    const __m512i rbit = _mm512_permutexvar_epi64(_mm512_sub_epi64(w, first_byte), rbits);
     const __m512i len = _mm512_srli_epi64(w, 48);
-    const __m512i count = _mm512_and_si512(_mm512_srli_epi64(lane, 24), low24);
-    // Handles past the caps are the scalar path's (it reduces them).
-    ok &= _mm512_cmplt_epu64_mask(h, count) & _mm512_cmplt_epu64_mask(qp, nqps);
-    // A lane that failed reads word 0 of each table, which exists.
     __m512i s_who, s_rest, q_who, q_rest;
-    load_words(slots, _mm512_maskz_add_epi64(ok, _mm512_and_si512(lane, low24), h), s_who, s_rest);
-    load_words(qps, _mm512_maskz_mov_epi64(ok, qp), q_who, q_rest);
-    // (serves & rights & rbit) != 0: serves and rights are the rests' byte
-    // 4, rbit the lane's byte 6.
-    const __m512i rights = _mm512_and_si512(_mm512_srli_epi64(_mm512_and_si512(q_rest, s_rest), 32),
-                                            _mm512_srli_epi64(lane, 48));
-    ok &= _mm512_test_epi64_mask(rights, low8);
+    split_words(slot, s_who, s_rest);
+    split_words(qp, q_who, q_rest);
+    // (serves & rights & rbit) != 0: serves and rights are the rests' byte 4.
+    __mmask8 ok = _mm512_test_epi64_mask(_mm512_and_si512(q_rest, s_rest), rbit);
     // ((q.who ^ s.who) >> shift) == 0, shift the slot rest's byte 5.
     const __m512i shift = _mm512_and_si512(_mm512_srli_epi64(s_rest, 40), low8);
     ok &= _mm512_testn_epi64_mask(_mm512_srlv_epi64(_mm512_xor_si512(q_who, s_who), shift),

@@ -1,42 +1,50 @@
 // The record loop's check (FastPath::pass_words) on eight compact records
 // at once, with AVX-512 where the processor has it, for long runs of them
-// (a data path's traffic): eight records are decoded by permutes, their
-// check and QP words loaded and compared side by side, and one mask says
-// how many of them, from the first, pass. The answer is pass_words' own,
+// (a data path's traffic): the words' addresses are worked out record by
+// record in general registers, the records' fields taken apart by
+// permutes, the check and QP words compared side by side, and one mask
+// says how many of the eight, from the first, pass. The answer is pass_words' own,
 // record by record: usual_batch_test.cpp holds the two equal on random
 // records and tables, and the engine's differential tests and fuzzers run
 // whichever the processor takes.
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace mwc::replay {
 
-// What the batch reads, as the engine lays it out, for folded or bare
-// compact records (`folded`): the record loop's lane entries (pack_lane())
-// of the compact codes' first bytes, by op (the code's index from
-// `first_byte`, halved) times 4 plus key bits; the check words
-// (FastPath::HotSlot, 16 bytes: identity, then end, rights and shift); the
-// QP words (FastPath::QpWord, 16 bytes: identity, then responder and
-// serves); the QP count. Both tables have at least one word.
 inline constexpr int kBatchOps = 2;  // compact ops (mwb::kCompactOpCount: engine.cpp checks)
-struct UsualTables {
-  std::array<uint64_t, 4 * kBatchOps> lanes{};
-  uint8_t first_byte = 0;
-  uint8_t folded = 0;
+
+// The record loop's lane of a compact code byte and key field (object bits
+// 20-21), folded or bare: where the check words (FastPath::HotSlot, 16
+// bytes: identity, then end, rights and shift) of the objects the key
+// names start, how many there are (0: none, or a code of the other
+// variant; the scalar path decides), and bit(right) of its op. 16 bytes,
+// so that each is read in place.
+struct alignas(16) KeyLane {
   const void* slots = nullptr;
+  uint32_t count = 0;
+  uint8_t rbit = 0;
+};
+inline constexpr size_t kKeyLanes = 1024;
+// Returns the lane index of a compact record whose first bytes are w (code
+// byte, then key field in bits 28-29 of w).
+constexpr size_t key_lane(uint64_t w) { return (w & 0xff) | ((w >> 20) & 0x300); }
+
+// What the batch reads, as the engine lays it out, for folded or bare
+// compact records: the lanes (kKeyLanes of them, by key_lane()); bit(right)
+// of each compact code by its index from `first_byte` (the compact codes'
+// bytes are consecutive from it); the QP words (FastPath::QpWord, 16
+// bytes: identity, then responder and serves) and their count.
+struct UsualTables {
+  const KeyLane* lanes = nullptr;
+  std::array<uint64_t, 8> rbits{};
+  uint8_t first_byte = 0;
   const void* qps = nullptr;
   uint32_t nqps = 0;
 };
-
-// The largest base and count a lane entry holds.
-inline constexpr uint32_t kLaneMax = 0xffffff;
-// Returns a lane entry: check words from index `base`, `count` of them
-// (0: the record never passes here), the record's right as FastPath::bit;
-// base and count at most kLaneMax.
-constexpr uint64_t pack_lane(uint32_t base, uint32_t count, uint8_t rbit) {
-  return uint64_t{base & kLaneMax} | uint64_t{count & kLaneMax} << 24 | uint64_t{rbit} << 48;
-}
+static_assert(2 * kBatchOps <= 8, "a code's index picks one of eight rbits");
 
 // Returns whether this processor runs usual_batch() (AVX-512F).
 bool usual_batch_available();
@@ -44,8 +52,9 @@ bool usual_batch_available();
 // Runs the check on compact records from p, eight at a time, while all
 // eight pass and end at or before `last` (the record loop's bound: it
 // never runs the last record of the bytes fed). Returns where it stopped:
-// at the first record it does not pass (a record code byte other than the
-// first of its code counts as not passed: the scalar loop decides it), or
+// at the first record it does not pass (a code without words in its lane,
+// of the other variant or not compact, counts as not passed: the scalar
+// loop decides it), or
 // where fewer than eight records are left before `last`. Only on a
 // processor usual_batch_available() says yes for.
 const uint8_t* usual_batch(const uint8_t* p, const uint8_t* last, const UsualTables& t);

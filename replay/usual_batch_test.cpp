@@ -19,6 +19,7 @@ using QpWord = FastPath::QpWord;
 struct World {
   std::vector<Slot> slots;
   std::vector<QpWord> qps;
+  std::vector<KeyLane> lanes;
   UsualTables t;
 };
 
@@ -35,13 +36,19 @@ World make_world(std::mt19937_64& rng, uint8_t folded) {
     s.rights = uint8_t(pick(4) ? 7 : pick(8));
     s.shift = pick(4) ? 48 : 0;
   }
-  w.t.first_byte = 28, w.t.folded = folded;
-  w.t.slots = w.slots.data(), w.t.qps = w.qps.data(), w.t.nqps = 3;
+  // Codes 28-31: two ops, bare and folded; this world's variant has lanes.
   // Keys 0 and 1: slots 0-19 and 20-39; key 2 none; key 3 part of them.
+  w.lanes.resize(kKeyLanes);
   const uint32_t base[4] = {0, 20, 0, 5}, count[4] = {20, 20, 0, 30};
-  for (int op = 0; op < kBatchOps; ++op)
+  for (int code = 0; code < 2 * kBatchOps; ++code) {
+    const uint8_t rbit = uint8_t(code >> 1 ? 2 : 1);
+    w.t.rbits[size_t(code)] = rbit;
+    if ((code & 1) != folded) continue;
     for (int k = 0; k < 4; ++k)
-      w.t.lanes[size_t(op * 4 + k)] = pack_lane(base[k], count[k], uint8_t(op ? 2 : 1));
+      w.lanes[size_t(k << 8 | (28 + code))] = KeyLane{w.slots.data() + base[k], count[k], rbit};
+  }
+  w.t.lanes = w.lanes.data(), w.t.first_byte = 28;
+  w.t.qps = w.qps.data(), w.t.nqps = 3;
   return w;
 }
 
@@ -52,13 +59,11 @@ bool scalar_passes(const World& w, const uint8_t* r) {
   uint32_t off;
   std::memcpy(&word, r, 8);
   std::memcpy(&off, r + 8, 4);
-  const uint64_t code = (word & 0xff) - w.t.first_byte;
-  if (code >= 2 * kBatchOps || (code & 1) != w.t.folded) return false;
-  const uint64_t lane = w.t.lanes[(code >> 1) * 4 + ((word >> 28) & 3)];
-  const uint32_t base = lane & kLaneMax, count = (lane >> 24) & kLaneMax;
+  const KeyLane& e = w.lanes[key_lane(word)];
   const uint32_t h = (word >> 8) & 0xfffff, qp = (word >> 32) & 0xffff;
-  if (h >= count || qp >= w.t.nqps) return false;
-  return FastPath::pass_words(w.qps[qp], w.slots[base + h], off, uint32_t(word >> 48), uint8_t(lane >> 48));
+  if (h >= e.count || qp >= w.t.nqps) return false;
+  const Slot* slots = static_cast<const Slot*>(e.slots);
+  return FastPath::pass_words(w.qps[qp], slots[h], off, uint32_t(word >> 48), e.rbit);
 }
 
 // Writes a random record at r: mostly of the variant's codes, handles and
