@@ -87,9 +87,9 @@ __attribute__((target("avx512f"))) const uint8_t* usual_batch(const uint8_t* p, 
       uint16_t q;
       std::memcpy(&d, p + 12 * i, 4);  // little-endian hosts only
       std::memcpy(&q, p + 12 * i + 4, 2);
-      const KeyLane& e = lanes[key_lane(d)];
-      const uint32_t h = (d >> 8) & 0xfffff;
-      slot[i] = word_at(h < e.count ? static_cast<const uint8_t*>(e.slots) + 16 * uint64_t{h} : kRefused);
+      const KeyLane& e = lane_of(lanes, d);
+      const uint32_t at = slot_offset(d);
+      slot[i] = word_at(at < e.bytes ? static_cast<const uint8_t*>(e.slots) + at : kRefused);
       qp[i] = word_at(q < nqps ? qps + 16 * uint64_t{q} : kRefused);
     }
     const __m512i lo = _mm512_loadu_si512(p);

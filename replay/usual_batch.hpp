@@ -9,6 +9,7 @@
 // whichever the processor takes.
 #pragma once
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -19,18 +20,29 @@ inline constexpr int kBatchOps = 2;  // compact ops (mwb::kCompactOpCount: engin
 // The record loop's lane of a compact code byte and key field (object bits
 // 20-21), folded or bare: where the check words (FastPath::HotSlot, 16
 // bytes: identity, then end, rights and shift) of the objects the key
-// names start, how many there are (0: none, or a code of the other
-// variant; the scalar path decides), and bit(right) of its op. 16 bytes,
-// so that each is read in place.
+// names start, the bytes they take (16 per object; 0: none, or a code of
+// the other variant; the scalar path decides), and bit(right) of its op.
+// 16 bytes, so that each is read in place.
 struct alignas(16) KeyLane {
   const void* slots = nullptr;
-  uint32_t count = 0;
+  uint32_t bytes = 0;
   uint8_t rbit = 0;
 };
-inline constexpr size_t kKeyLanes = 1024;
-// Returns the lane index of a compact record whose first bytes are w (code
-// byte, then key field in bits 28-29 of w).
-constexpr size_t key_lane(uint64_t w) { return (w & 0xff) | ((w >> 20) & 0x300); }
+static_assert(sizeof(KeyLane) == 16);
+// A lane for each code byte and the object's top four bits (key field and
+// two bits that are 0 where a lane has words): the record's first dword
+// turned four bits left, so that finding it takes a rotate and a mask.
+inline constexpr size_t kKeyLanes = 4096;
+// Returns the lane index of a compact record whose first dword is d.
+constexpr size_t key_lane(uint32_t d) { return std::rotl(d, 4) & 0xfff; }
+// Returns the lane of a compact record whose first dword is d (the same
+// as lanes[key_lane(d)], addressed in bytes: no shift).
+inline const KeyLane& lane_of(const KeyLane* lanes, uint32_t d) {
+  return *reinterpret_cast<const KeyLane*>(reinterpret_cast<const uint8_t*>(lanes) + (std::rotl(d, 8) & 0xfff0));
+}
+// Returns the byte offset of a compact record's object among its lane's
+// check words (its 20-bit handle times 16), d its first dword.
+constexpr uint32_t slot_offset(uint32_t d) { return (d >> 4) & 0xffff0; }
 
 // What the batch reads, as the engine lays it out, for folded or bare
 // compact records: the lanes (kKeyLanes of them, by key_lane()); bit(right)

@@ -45,7 +45,7 @@ World make_world(std::mt19937_64& rng, uint8_t folded) {
     w.t.rbits[size_t(code)] = rbit;
     if ((code & 1) != folded) continue;
     for (int k = 0; k < 4; ++k)
-      w.lanes[size_t(k << 8 | (28 + code))] = KeyLane{w.slots.data() + base[k], count[k], rbit};
+      w.lanes[key_lane(uint32_t(k << 28 | (28 + code)))] = KeyLane{w.slots.data() + base[k], 16 * count[k], rbit};
   }
   w.t.lanes = w.lanes.data(), w.t.first_byte = 28;
   w.t.qps = w.qps.data(), w.t.nqps = 3;
@@ -59,9 +59,11 @@ bool scalar_passes(const World& w, const uint8_t* r) {
   uint32_t off;
   std::memcpy(&word, r, 8);
   std::memcpy(&off, r + 8, 4);
-  const KeyLane& e = w.lanes[key_lane(word)];
+  // The lane by index and the handle's bits, as the record format states
+  // them: key_lane()'s rotate and slot_offset() agree with these.
+  const KeyLane& e = w.lanes[(word & 0xff) << 4 | ((word >> 28) & 0xf)];
   const uint32_t h = (word >> 8) & 0xfffff, qp = (word >> 32) & 0xffff;
-  if (h >= e.count || qp >= w.t.nqps) return false;
+  if (16 * uint64_t{h} >= e.bytes || qp >= w.t.nqps) return false;
   const Slot* slots = static_cast<const Slot*>(e.slots);
   return FastPath::pass_words(w.qps[qp], slots[h], off, uint32_t(word >> 48), e.rbit);
 }
@@ -71,7 +73,7 @@ bool scalar_passes(const World& w, const uint8_t* r) {
 void random_record(std::mt19937_64& rng, uint8_t* r) {
   const auto pick = [&](uint64_t n) { return rng() % n; };
   const uint64_t code = pick(8) ? 28 + pick(4) : pick(256);
-  const uint64_t object = pick(22) | pick(4) << 20;
+  const uint64_t object = pick(22) | pick(4) << 20 | (pick(16) ? 0 : pick(4) << 22);
   const uint64_t qp = pick(16) ? pick(3) : pick(5);
   const uint64_t len = pick(16) ? 1 + pick(64) : pick(2) ? 0 : 0xffff;
   const uint64_t word = code | object << 8 | qp << 32 | len << 48;
