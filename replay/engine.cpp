@@ -39,7 +39,6 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
       fold_want_[static_cast<size_t>(c)] = word == kUnchecked ? word : mwb::meaning_of_pattern(word);
       fold_seen_[static_cast<size_t>(c)] = word == kUnchecked ? 0 : kFallback;
     }
-  lanes_.resize(2 * kKeyLanes);
   for (int b = 0; b < 256; ++b) {
     const uint8_t c = f.code_of[b];
     if (f.version < 2 || !mwb::is_compact(c)) continue;
@@ -49,7 +48,7 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
       const RkeyBase kb = mwb::kCompactKey[k];
       const HandleKind hk = kb == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw;
       const uint32_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
-      lanes_[folded * kKeyLanes + key_lane(static_cast<uint32_t>(k << 28 | b))] =
+      lanes_[folded][key_lane(static_cast<uint32_t>(k << 28 | b))] =
           KeyLane{fast_.hot_view().slots + fast_.slot_of(kb, 0), 16 * count, rbit};
     }
   }
@@ -63,7 +62,7 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
   }
   for (int folded = 0; folded < 2; ++folded) {
     UsualTables& u = usual_[folded];
-    u.lanes = lanes_.data() + folded * kKeyLanes;
+    u.lanes = lanes_[folded].data();
     u.first_byte = first;
     u.qps = fast_.hot_view().qps;
     u.nqps = caps_[static_cast<int>(HandleKind::Qp)];
@@ -204,7 +203,7 @@ template <bool Sharded>
 template <bool Folded>
 const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t& passed) {
   const FastPath::HotView v = fast_.hot_view();
-  const KeyLane* const lane = lanes_.data() + (Folded ? kKeyLanes : 0);
+  const KeyLane* const lane = lanes_[Folded].data();
   const uint32_t qps = caps_[static_cast<int>(HandleKind::Qp)];
   constexpr ptrdiff_t kSize = mwb::kCompactSize;
   const auto passes = [&](const uint8_t* r) __attribute__((always_inline)) {
@@ -213,7 +212,7 @@ const uint8_t* Engine::run_usual(const uint8_t* p, const uint8_t* end, uint64_t&
     uint32_t off;
     std::memcpy(&w, r, 8);  // little-endian hosts only
     std::memcpy(&off, r + 8, 4);
-    const KeyLane& e = lane_of(lane, static_cast<uint32_t>(w));
+    const KeyLane& e = lane[key_lane(static_cast<uint32_t>(w))];
     const uint32_t at = slot_offset(static_cast<uint32_t>(w));
     const uint32_t qp = (w >> 32) & 0xffff;
     const auto len = static_cast<uint32_t>(w >> 48);

@@ -96,7 +96,7 @@ class alignas(64) Engine {
   uint64_t compact_hits_ = 0;
   // The record loop's lanes (KeyLane: where a key's check words start, how
   // many, the op's right), bare ([0]) and folded ([1]).
-  std::vector<KeyLane> lanes_;  // bare, then folded: kKeyLanes each
+  std::array<std::array<KeyLane, kKeyLanes>, 2> lanes_{};
   // What the batch reads, bare ([0]) and folded ([1]).
   std::array<UsualTables, 2> usual_{};
   size_t batch_after_ = kNever;

@@ -9,7 +9,6 @@
 // whichever the processor takes.
 #pragma once
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -29,17 +28,11 @@ struct alignas(16) KeyLane {
   uint8_t rbit = 0;
 };
 static_assert(sizeof(KeyLane) == 16);
-// A lane for each code byte and the object's top four bits (key field and
-// two bits that are 0 where a lane has words): the record's first dword
-// turned four bits left, so that finding it takes a rotate and a mask.
-inline constexpr size_t kKeyLanes = 4096;
-// Returns the lane index of a compact record whose first dword is d.
-constexpr size_t key_lane(uint32_t d) { return std::rotl(d, 4) & 0xfff; }
-// Returns the lane of a compact record whose first dword is d (the same
-// as lanes[key_lane(d)], addressed in bytes: no shift).
-inline const KeyLane& lane_of(const KeyLane* lanes, uint32_t d) {
-  return *reinterpret_cast<const KeyLane*>(reinterpret_cast<const uint8_t*>(lanes) + (std::rotl(d, 8) & 0xfff0));
-}
+// A lane for each code byte and key field.
+inline constexpr size_t kKeyLanes = 1024;
+// Returns the lane index of a compact record whose first dword is d: the
+// code byte, and the key field above it.
+constexpr size_t key_lane(uint32_t d) { return (d & 0xff) | ((d >> 20) & 0x300); }
 // Returns the byte offset of a compact record's object among its lane's
 // check words (its 20-bit handle times 16), d its first dword.
 constexpr uint32_t slot_offset(uint32_t d) { return (d >> 4) & 0xffff0; }
@@ -58,7 +51,7 @@ struct UsualTables {
 };
 static_assert(2 * kBatchOps <= 8, "a code's index picks one of eight rbits");
 
-// Returns whether this processor runs usual_batch() (AVX-512F).
+// Returns whether this processor runs usual_batch() (AVX-512F and BMI2).
 bool usual_batch_available();
 
 // Runs the check on compact records from p, eight at a time, while all

@@ -59,9 +59,9 @@ bool scalar_passes(const World& w, const uint8_t* r) {
   uint32_t off;
   std::memcpy(&word, r, 8);
   std::memcpy(&off, r + 8, 4);
-  // The lane by index and the handle's bits, as the record format states
-  // them: key_lane()'s rotate and slot_offset() agree with these.
-  const KeyLane& e = w.lanes[(word & 0xff) << 4 | ((word >> 28) & 0xf)];
+  // The lane and the handle as the record format states them: key_lane()
+  // and slot_offset() agree with these.
+  const KeyLane& e = w.lanes[(word & 0xff) | ((word >> 28) & 3) << 8];
   const uint32_t h = (word >> 8) & 0xfffff, qp = (word >> 32) & 0xffff;
   if (16 * uint64_t{h} >= e.bytes || qp >= w.t.nqps) return false;
   const Slot* slots = static_cast<const Slot*>(e.slots);
