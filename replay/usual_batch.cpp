@@ -69,6 +69,7 @@ __attribute__((target("avx512f,bmi2"))) const uint8_t* usual_batch(const uint8_t
   // bit(right) by code index, moved to byte 4 where the words' rights are.
   const __m512i rbits = _mm512_maskz_slli_epi64(0xff, _mm512_loadu_si512(t.rbits.data()), 32);
   const __m512i first_byte = _mm512_set1_epi64(t.first_byte);
+  const __m512i codes = _mm512_set1_epi64(2 * kBatchOps);  // each op bare and folded
   const KeyLane* const lanes = t.lanes;
   const auto* const qps = static_cast<const uint8_t*>(t.qps);
   const uint32_t nqps = t.nqps;
@@ -96,15 +97,19 @@ __attribute__((target("avx512f,bmi2"))) const uint8_t* usual_batch(const uint8_t
     const __m512i hi = _mm512_maskz_loadu_epi32(0x00ff, p + 64);
     const __m512i w = _mm512_permutex2var_epi32(lo, word_dwords, hi);
     const __m512i off = _mm512_and_si512(_mm512_permutex2var_epi32(lo, off_dwords, hi), low32);
-    // The code's index (its low three bits pick the rbit; a code that is
-    // not one of these has a lane of no words, so reads the refused word).
-    const __m512i rbit = _mm512_permutexvar_epi64(_mm512_sub_epi64(w, first_byte), rbits);
+    // The code byte's index among the compact codes' bytes, which picks its
+    // rbit: only those bytes pass here (another byte of the same code, read
+    // modulo the code count, is the scalar loop's; a code of the other
+    // variant has a lane of no words, so reads the refused word).
+    const __m512i code = _mm512_and_si512(_mm512_sub_epi64(w, first_byte), low8);
+    __mmask8 ok = _mm512_cmplt_epu64_mask(code, codes);
+    const __m512i rbit = _mm512_permutexvar_epi64(code, rbits);
     const __m512i len = _mm512_srli_epi64(w, 48);
     __m512i s_who, s_rest, q_who, q_rest;
     split_words(slot, s_who, s_rest);
     split_words(qp, q_who, q_rest);
     // (serves & rights & rbit) != 0: serves and rights are the rests' byte 4.
-    __mmask8 ok = _mm512_test_epi64_mask(_mm512_and_si512(q_rest, s_rest), rbit);
+    ok &= _mm512_test_epi64_mask(_mm512_and_si512(q_rest, s_rest), rbit);
     // ((q.who ^ s.who) >> shift) == 0, shift the slot rest's byte 5.
     const __m512i shift = _mm512_and_si512(_mm512_srli_epi64(s_rest, 40), low8);
     ok &= _mm512_testn_epi64_mask(_mm512_srlv_epi64(_mm512_xor_si512(q_who, s_who), shift),

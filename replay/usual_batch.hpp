@@ -57,9 +57,9 @@ bool usual_batch_available();
 // Runs the check on compact records from p, eight at a time, while all
 // eight pass and end at or before `last` (the record loop's bound: it
 // never runs the last record of the bytes fed). Returns where it stopped:
-// at the first record it does not pass (a code without words in its lane,
-// of the other variant or not compact, counts as not passed: the scalar
-// loop decides it), or
+// at the first record it does not pass (a code byte other than the
+// compact codes' first bytes, or a code without words in its lane, counts
+// as not passed: the scalar loop decides it), or
 // where fewer than eight records are left before `last`. Only on a
 // processor usual_batch_available() says yes for.
 const uint8_t* usual_batch(const uint8_t* p, const uint8_t* last, const UsualTables& t);

@@ -36,7 +36,10 @@ World make_world(std::mt19937_64& rng, uint8_t folded) {
     s.rights = uint8_t(pick(4) ? 7 : pick(8));
     s.shift = pick(4) ? 48 : 0;
   }
-  // Codes 28-31: two ops, bare and folded; this world's variant has lanes.
+  // Codes 28-31: two ops, bare and folded; this world's variant has lanes,
+  // under their first bytes and, as the engine's lanes do, under other
+  // bytes of the same code (38-41 here: the bytes are read modulo the code
+  // count), whose distance from the first bytes names another op's right.
   // Keys 0 and 1: slots 0-19 and 20-39; key 2 none; key 3 part of them.
   w.lanes.resize(kKeyLanes);
   const uint32_t base[4] = {0, 20, 0, 5}, count[4] = {20, 20, 0, 30};
@@ -45,7 +48,9 @@ World make_world(std::mt19937_64& rng, uint8_t folded) {
     w.t.rbits[size_t(code)] = rbit;
     if ((code & 1) != folded) continue;
     for (int k = 0; k < 4; ++k)
-      w.lanes[key_lane(uint32_t(k << 28 | (28 + code)))] = KeyLane{w.slots.data() + base[k], 16 * count[k], rbit};
+      for (const int alias : {0, 10})
+        w.lanes[key_lane(uint32_t(k << 28 | (28 + alias + code)))] =
+            KeyLane{w.slots.data() + base[k], 16 * count[k], rbit};
   }
   w.t.lanes = w.lanes.data(), w.t.first_byte = 28;
   w.t.qps = w.qps.data(), w.t.nqps = 3;
@@ -61,6 +66,8 @@ bool scalar_passes(const World& w, const uint8_t* r) {
   std::memcpy(&off, r + 8, 4);
   // The lane and the handle as the record format states them: key_lane()
   // and slot_offset() agree with these.
+  // The batch takes a code's first byte only (the scalar loop the others).
+  if ((word & 0xff) - w.t.first_byte >= 2 * kBatchOps) return false;
   const KeyLane& e = w.lanes[(word & 0xff) | ((word >> 28) & 3) << 8];
   const uint32_t h = (word >> 8) & 0xfffff, qp = (word >> 32) & 0xffff;
   if (16 * uint64_t{h} >= e.bytes || qp >= w.t.nqps) return false;
@@ -72,7 +79,7 @@ bool scalar_passes(const World& w, const uint8_t* r) {
 // QPs at and past their ends, offsets and lengths about the words' ends.
 void random_record(std::mt19937_64& rng, uint8_t* r) {
   const auto pick = [&](uint64_t n) { return rng() % n; };
-  const uint64_t code = pick(8) ? 28 + pick(4) : pick(256);
+  const uint64_t code = pick(8) ? 28 + pick(4) + (pick(4) ? 0 : 10) : pick(256);
   const uint64_t object = pick(22) | pick(4) << 20 | (pick(16) ? 0 : pick(4) << 22);
   const uint64_t qp = pick(16) ? pick(3) : pick(5);
   const uint64_t len = pick(16) ? 1 + pick(64) : pick(2) ? 0 : 0xffff;
