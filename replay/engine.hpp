@@ -94,8 +94,8 @@ class alignas(64) Engine {
   const mwb::Format* fmt_;
   FastPath fast_;
   uint64_t compact_hits_ = 0;
-  // The record loop's lanes (KeyLane: where a key's check words start, how
-  // many, the op's right), bare ([0]) and folded ([1]).
+  // The record loop's lanes (KeyLane: where a key's check words start, the
+  // bytes they take, the op's right), bare ([0]) and folded ([1]).
   std::array<std::array<KeyLane, kKeyLanes>, 2> lanes_{};
   // What the batch reads, bare ([0]) and folded ([1]).
   std::array<UsualTables, 2> usual_{};

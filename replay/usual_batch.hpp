@@ -3,10 +3,10 @@
 // (a data path's traffic): the words' addresses are worked out record by
 // record in general registers, the records' fields taken apart by
 // permutes, the check and QP words compared side by side, and one mask
-// says how many of the eight, from the first, pass. The answer is pass_words' own,
-// record by record: usual_batch_test.cpp holds the two equal on random
-// records and tables, and the engine's differential tests and fuzzers run
-// whichever the processor takes.
+// says how many of the eight, from the first, pass. The answer is
+// pass_words' own, record by record: usual_batch_test.cpp holds the two
+// equal on random records and tables, and the engine's differential tests
+// and fuzzers run whichever the processor takes.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -59,9 +59,9 @@ bool usual_batch_available();
 // never runs the last record of the bytes fed). Returns where it stopped:
 // at the first record it does not pass (a code byte other than the
 // compact codes' first bytes, or a code without words in its lane, counts
-// as not passed: the scalar loop decides it), or
-// where fewer than eight records are left before `last`. Only on a
-// processor usual_batch_available() says yes for.
+// as not passed: the scalar loop decides it), or where fewer than eight
+// records are left before `last`. Only on a processor
+// usual_batch_available() says yes for.
 const uint8_t* usual_batch(const uint8_t* p, const uint8_t* last, const UsualTables& t);
 
 }  // namespace mwc::replay

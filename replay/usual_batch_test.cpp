@@ -64,10 +64,10 @@ bool scalar_passes(const World& w, const uint8_t* r) {
   uint32_t off;
   std::memcpy(&word, r, 8);
   std::memcpy(&off, r + 8, 4);
-  // The lane and the handle as the record format states them: key_lane()
-  // and slot_offset() agree with these.
   // The batch takes a code's first byte only (the scalar loop the others).
   if ((word & 0xff) - w.t.first_byte >= 2 * kBatchOps) return false;
+  // The lane and the handle as the record format states them: key_lane()
+  // and slot_offset() agree with these.
   const KeyLane& e = w.lanes[(word & 0xff) | ((word >> 28) & 3) << 8];
   const uint32_t h = (word >> 8) & 0xfffff, qp = (word >> 32) & 0xffff;
   if (16 * uint64_t{h} >= e.bytes || qp >= w.t.nqps) return false;
