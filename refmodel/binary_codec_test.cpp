@@ -158,6 +158,24 @@ namespace {
 // to, the word of an exact pattern is its outcome's, and the pattern word
 // given back decodes as the one taken. (Bytes: every value a code has, one
 // past, and high ones, kAny among them.)
+// The typed view of a compact record (the replay's slow path) is the op
+// the uniform decoding gives it, for every compact code and key kind.
+TEST(MwbRecord, CompactViewIsTheCompactRecordsOp) {
+  const Caps caps{4, 2, 8, 16, 4};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 4000; ++i) {
+    uint8_t body[mwb::kCompactSize - 1];
+    for (uint8_t& b : body) b = static_cast<uint8_t>(rng());
+    const auto code = static_cast<uint8_t>(mwb::kCompactBase + i % (2 * mwb::kCompactOpCount));
+    const mwb::Compact c = mwb::decode_compact(code, body, caps);
+    Op want;
+    mwb::compact_op(c, default_op(c.op), want);
+    const Op got = c.op == OpCode::peer_write ? mwb::compact_view<args::peer_write>(c).to_op()
+                                              : mwb::compact_view<args::peer_read>(c).to_op();
+    ASSERT_EQ(got, want) << "code " << int{code} << " record " << i;
+  }
+}
+
 TEST(MwbRecord, MeaningWordsAcceptOnlyOutcomesThePatternMatches) {
   constexpr int nres = kResultCount, nwc = kWcStatusCount, nop = kWcOpcodeCount;
   std::vector<uint64_t> bytes;

@@ -462,6 +462,19 @@ inline void compact_op(const Compact& c, const Op& base, Op& op) {
   op.a[2] = Arg{c.off, c.h, static_cast<uint8_t>(at)};
   op.a[3].v = c.len;
 }
+// Returns the typed view (args::peer_write or args::peer_read, as c.op
+// says) of the op a compact record holds: compact_op()'s op, without the
+// uniform record in between.
+template <class View>
+inline View compact_view(const Compact& c) {
+  View v(default_op(View::code));
+  v.qp = c.qp;
+  v.rkey = Arg{0, c.h, static_cast<uint8_t>(c.key)};
+  const AddrBase at = c.key == RkeyBase::Mr ? AddrBase::Mr : AddrBase::Mw;
+  v.addr = Arg{c.off, c.h, static_cast<uint8_t>(at)};
+  v.len = c.len;
+  return v;
+}
 // Returns the handle kind and handle that lead a record of `f` (p at its
 // code byte), or false for records of no op.
 inline bool anchor(const Format& f, const uint8_t* p, const Caps& caps, HandleKind& k, uint32_t& h) {

@@ -274,8 +274,9 @@ template <bool V2>
     ++compact_hits_;
     out_ = mwb::kUsualOutcome;
   } else {
-    mwb::compact_op(c, default_op(c.op), op_);
-    out_ = fast_.slow(op_);
+    static_assert(mwb::kCompactOpCount == 2, "a compact record is a peer_write or a peer_read");
+    out_ = c.op == OpCode::peer_write ? fast_.slow(mwb::compact_view<args::peer_write>(c))
+                                      : fast_.slow(mwb::compact_view<args::peer_read>(c));
   }
   if (outcomes_) [[unlikely]]
     outcomes_->push_back(out_);

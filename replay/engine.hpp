@@ -108,7 +108,6 @@ class alignas(64) Engine {
   std::array<uint8_t, 256> full_op_{};
   std::array<uint64_t, 256> fold_want_{};
   std::array<uint32_t, 256> fold_seen_{};  // kFallback where a folded expectation is
-  Op op_;  // the op being run (full records and the slow path)
   int column_;
   ShardFilter filter_;
   std::vector<Outcome>* outcomes_ = nullptr;

@@ -324,6 +324,23 @@ TEST(Engine, BadFilesSayWhy) {
   EXPECT_NE(r.error.find(":1:1: error: truncated"), std::string::npos) << r.error;
 }
 
+// gen's options are checked where a trace is generated, whoever asks
+// (the CLI's own range check aside): errors are per mille.
+TEST(Engine, GeneratorRefusesErrorsPastAThousandPerMille) {
+  GenOptions o;
+  o.ops = 10;
+  EXPECT_EQ(check_options(o), "");
+  o.error_permille = 1000;
+  EXPECT_EQ(check_options(o), "");
+  o.error_permille = 1001;
+  EXPECT_EQ(check_options(o), "errors are per mille: at most 1000");
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(generate(o, *binary_sink(f)), "errors are per mille: at most 1000");
+  EXPECT_EQ(std::ftell(f), 0) << "nothing is written before the options are checked";
+  std::fclose(f);
+}
+
 // A trace of no ops on several threads: no piece of work, so no job (job
 // 0 of none used to run, on a partition that was never made), and one
 // engine that runs nothing.

@@ -153,6 +153,13 @@ class FastPathT {
         return access_success();
       }
     }
+    return slow(v);
+  }
+
+  // Returns the model's outcome of the op of typed view v, and the copies
+  // of what it names taken again or made stale, as slow(const Op&) does.
+  template <class View>
+  Outcome slow(const View& v) {
     const HeldOutcome o(model_.step(v));
     last_mr_ = last_win_ = kNoHandle;
     touch_view(v);

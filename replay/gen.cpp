@@ -494,6 +494,7 @@ std::string check_options(const GenOptions& o, size_t shards) {
   std::array<uint32_t, kOpCount> weight{};
   uint64_t total = 0;
   if (auto e = weights(o, weight, total); !e.empty()) return e;
+  if (o.error_permille > 1000) return "errors are per mille: at most 1000";
   if (o.pds < 1 || o.mrs_per_pd < 1 || o.mws_per_pd < 1 || o.qps_per_pd < 1)
     return "every object count must be at least 1";
   for (int k = 0; k < kHandleKinds; ++k)

@@ -23,7 +23,10 @@
 // the benchmarks run as usual. Where hardware counters exist,
 // --benchmark_perf_counters=INSTRUCTIONS counts them too.
 // MWCHECK_BENCH_OPS sets the trace length (default 4M ops); measure with
-// --benchmark_min_time=2 or more.
+// --benchmark_min_time=2 or more. MWCHECK_BENCH_MIX and
+// MWCHECK_BENCH_ERRORS replace the default mix (its weights and its errors
+// per mille, as `gen --mix` and `--errors`), so that what an op kind costs
+// is the difference between two runs.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -110,9 +113,23 @@ const Input& input(int mix) {
   GenOptions o;
   o.ops = bench_ops();
   if (mix == 1) o.mix = kDataPathMix, o.error_permille = 0;
+  // Another mix in the default mix's lines, as gen's --mix and --errors.
+  if (const char* m = std::getenv("MWCHECK_BENCH_MIX"); m && mix == 0) o.mix = m;
+  if (const char* e = std::getenv("MWCHECK_BENCH_ERRORS"); e && mix == 0) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(e, &end, 10);
+    if (!*e || *end || v > 1000) {
+      std::fprintf(stderr, "replay_bench: MWCHECK_BENCH_ERRORS: not a number from 0 to 1000: '%s'\n", e);
+      std::exit(2);
+    }
+    o.error_permille = static_cast<uint32_t>(v);
+  }
   TeeSink tee;
   tee.to = {&in[mix].v[0], &in[mix].v[1]};
-  generate(o, tee);
+  if (const std::string err = generate(o, tee); !err.empty()) {
+    std::fprintf(stderr, "replay_bench: MWCHECK_BENCH_MIX: %s\n", err.c_str());
+    std::exit(2);
+  }
   in[mix].ops = o.ops;
   for (int v = 0; v < 2; ++v)
     for (int i = 0; i < 5; ++i) {
