@@ -274,7 +274,9 @@ template <bool V2>
     ++compact_hits_;
     out_ = mwb::kUsualOutcome;
   } else {
-    static_assert(mwb::kCompactOpCount == 2, "a compact record is a peer_write or a peer_read");
+    static_assert(mwb::kCompactOpCount == 2 && mwb::kCompactOps[0] == OpCode::peer_write &&
+                      mwb::kCompactOps[1] == OpCode::peer_read,
+                  "a compact record is a peer_write or a peer_read");
     out_ = c.op == OpCode::peer_write ? fast_.slow(mwb::compact_view<args::peer_write>(c))
                                       : fast_.slow(mwb::compact_view<args::peer_read>(c));
   }
