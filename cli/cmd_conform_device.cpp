@@ -385,6 +385,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
       else shrink_in_guest(spec, o, j.yardstick, todo, col, err);
     }
     take_shrunk(col, j.yardstick, j.findings);
+    if (!todo.empty() && o.shrink_seconds > 0) err << unfinished_line(spec, todo, o.shrink_seconds);
     if (b)
       col.timing = fmt::format("total {:.1f} s", std::chrono::duration<double>(Clock::now() - start).count());
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());

@@ -1,5 +1,6 @@
 #include "cli/device_report.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -166,6 +167,17 @@ void print_device_report(const Report& r, std::ostream& out) {
     if (!col.timing.empty()) out << fmt::format("timing: {}\n", col.timing);
   }
   out << std::flush;
+}
+
+std::string unfinished_line(const std::string& device, const std::vector<Finding*>& shrunk, double seconds) {
+  const auto minimal = std::count_if(shrunk.begin(), shrunk.end(), [](const Finding* f) { return f->minimal; });
+  const auto late = std::count_if(shrunk.begin(), shrunk.end(), [](const Finding* f) {
+    return !f->minimal && f->shrink_note.find("time for shrinking ran out") != std::string::npos;
+  });
+  if (late == 0) return "";
+  return fmt::format("{}: {} of {} reproducers shown 1-minimal; the time for shrinking ({:g} s) ran out for {}: "
+                     "give it more with --shrink-seconds\n",
+                     device, minimal, shrunk.size(), seconds, late);
 }
 
 std::string device_json(const Report& r) {

@@ -17,6 +17,22 @@ size_t count(const std::string& s, const std::string& what) {
   return n;
 }
 
+// A shrinking cut short by its time says how many reproducers are
+// 1-minimal and what to give; one that finished, or stopped for another
+// reason, says nothing more.
+TEST(DeviceReport, ShrinkingOutOfTimeSaysSo) {
+  std::vector<Finding> fs(3);
+  fs[0].minimal = true;
+  fs[1].shrink_note = "the finding did not show again on the device";
+  fs[2].shrink_note = "the time for shrinking ran out before this finding's turn";
+  std::vector<Finding*> all{&fs[0], &fs[1], &fs[2]};
+  EXPECT_EQ(unfinished_line("device:softroce", all, 150),
+            "device:softroce: 1 of 3 reproducers shown 1-minimal; the time for shrinking (150 s) ran out for 1: "
+            "give it more with --shrink-seconds\n");
+  fs[2].minimal = true;
+  EXPECT_EQ(unfinished_line("device:softroce", all, 150), "");
+}
+
 TEST(DeviceJunit, CrashesAndHangsAreErrors) {
   std::vector<DeviceColumn> cols(1);
   cols[0].label = "softroce 6.1.0-28-amd64";
