@@ -227,7 +227,7 @@ void shrink_in_guest(const std::string& spec, const ConformOptions& o, const Yar
     if (std::none_of(col.shrunk.begin(), col.shrunk.end(), [&](const Shrunk& s) { return s.finding == f->id; })) {
       Shrunk s;
       s.finding = f->id;
-      s.note = "the time for shrinking ran out before this finding's turn";
+      s.note = std::string(kOutOfTime) + " before this finding's turn";
       col.shrunk.push_back(s);
     }
   fs::remove_all(dir);

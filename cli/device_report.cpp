@@ -9,6 +9,7 @@
 
 #include "cli/report.hpp"
 #include "exports/export.hpp"
+#include "findings/shrink.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/output_dir.hpp"
 
@@ -172,7 +173,7 @@ void print_device_report(const Report& r, std::ostream& out) {
 std::string unfinished_line(const std::string& device, const std::vector<Finding*>& shrunk, double seconds) {
   const auto minimal = std::count_if(shrunk.begin(), shrunk.end(), [](const Finding* f) { return f->minimal; });
   const auto late = std::count_if(shrunk.begin(), shrunk.end(), [](const Finding* f) {
-    return !f->minimal && f->shrink_note.find("time for shrinking ran out") != std::string::npos;
+    return !f->minimal && out_of_time(f->shrink_note);
   });
   if (late == 0) return "";
   return fmt::format("{}: {} of {} reproducers shown 1-minimal; the time for shrinking ({:g} s) ran out for {}: "

@@ -27,18 +27,18 @@ struct Report {
 // reproducer, what differs between the devices, the baseline comparison,
 // then per device the yardstick, the knob fingerprint and the rule table.
 void print_device_report(const Report& r, std::ostream& out);
-// Each returns one report file's contents: report.json, junit.xml,
-// report.html (its links relative to `dir`, the folder it goes into).
-// report.json holds no time but its `created` (SOURCE_DATE_EPOCH's when
-// set), report.html none, and junit.xml's times are 0 under
-// SOURCE_DATE_EPOCH: two runs of an unchanged device then give the same
-// bytes (the timings go to the text report).
 // Returns, when the time for shrinking (`seconds`) ran out before every
 // finding of `shrunk` was shown 1-minimal, a line that says how many were
 // and what to give (the progress line counts findings whose shrinking
 // ended, however it ended); else "".
 std::string unfinished_line(const std::string& device, const std::vector<findings::Finding*>& shrunk,
                             double seconds);
+// Each returns one report file's contents: report.json, junit.xml,
+// report.html (its links relative to `dir`, the folder it goes into).
+// report.json holds no time but its `created` (SOURCE_DATE_EPOCH's when
+// set), report.html none, and junit.xml's times are 0 under
+// SOURCE_DATE_EPOCH: two runs of an unchanged device then give the same
+// bytes (the timings go to the text report).
 std::string device_json(const Report& r);
 std::string device_junit(const Report& r);
 std::string device_html(const Report& r, const std::string& dir);

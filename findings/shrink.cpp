@@ -151,7 +151,7 @@ Shrunk shrink_finding(Backend& device, const Trace& start, const Profile& y, con
     if (same) break;
   }
   s.minimal = !timed_out && still(best);
-  if (timed_out) s.note = "the time for shrinking ran out before the reproducer was shown 1-minimal";
+  if (timed_out) s.note = std::string(kOutOfTime) + " before the reproducer was shown 1-minimal";
   else if (!s.minimal) s.note = "the finding did not show again on the device";
   s.ops_after = best.ops.size();
   s.text = print_text(best);
@@ -184,7 +184,7 @@ void shrink_findings(Backend& device, const std::vector<Trace>& starts, const Pr
   // A second pass for those the first left short in time.
   std::vector<size_t> again;
   for (const size_t i : order)
-    if (!first[i].minimal && first[i].note.find("time") != std::string::npos) again.push_back(i);
+    if (!first[i].minimal && out_of_time(first[i].note)) again.push_back(i);
   for (size_t k = 0; k < again.size() && Clock::now() < until - reserve; ++k) {
     const size_t i = again[k];
     const auto parsed = parse_text(first[i].text);

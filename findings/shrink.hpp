@@ -10,12 +10,19 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "adapters/backend.hpp"
 #include "findings/device_run.hpp"
 #include "refmodel/profile.hpp"
 
 namespace mwc::findings {
+
+// How a shrinking note begins when the time for shrinking ran out (before
+// the reproducer was shown 1-minimal, or before the finding's turn).
+inline constexpr std::string_view kOutOfTime = "the time for shrinking ran out";
+// Returns whether a shrinking note says the time ran out.
+inline bool out_of_time(std::string_view note) { return note.starts_with(kOutOfTime); }
 
 // Returns whether trace `t`, run on a device with outcomes `device` (and
 // the backend's `note`), shows the finding with key `key` against the

@@ -151,13 +151,6 @@ TEST(BinaryCodec, Version3RefusesFilesCutShortOrChanged) {
 namespace mwc {
 namespace {
 
-// The replay accepts an op's outcome at once when its meaning word equals
-// the expectation's (mwb::meaning_of_pattern), and otherwise checks the
-// pattern itself. Over every ret, wc and wc_op byte and keys at and past
-// the edges: an outcome so accepted matches the pattern the word decodes
-// to, the word of an exact pattern is its outcome's, and the pattern word
-// given back decodes as the one taken. (Bytes: every value a code has, one
-// past, and high ones, kAny among them.)
 // The typed view of a compact record (the replay's slow path) is the op
 // the uniform decoding gives it, for every compact code and key kind.
 TEST(MwbRecord, CompactViewIsTheCompactRecordsOp) {
@@ -176,6 +169,13 @@ TEST(MwbRecord, CompactViewIsTheCompactRecordsOp) {
   }
 }
 
+// The replay accepts an op's outcome at once when its meaning word equals
+// the expectation's (mwb::meaning_of_pattern), and otherwise checks the
+// pattern itself. Over every ret, wc and wc_op byte and keys at and past
+// the edges: an outcome so accepted matches the pattern the word decodes
+// to, the word of an exact pattern is its outcome's, and the pattern word
+// given back decodes as the one taken. (Bytes: every value a code has, one
+// past, and high ones, kAny among them.)
 TEST(MwbRecord, MeaningWordsAcceptOnlyOutcomesThePatternMatches) {
   constexpr int nres = kResultCount, nwc = kWcStatusCount, nop = kWcOpcodeCount;
   std::vector<uint64_t> bytes;
