@@ -81,7 +81,7 @@ TEST(InputPaths, EveryVerbThatReadsAFileRefusesWhatIsNone) {
 }
 
 TEST(InputPaths, ReplayRefusesAFolderAndAnEndlessDevice) {
-  for (const std::string p : {test::scratch("input_paths_replay").string(), std::string("/dev/zero")}) {
+  for (const std::string& p : {test::scratch("input_paths_replay").string(), std::string("/dev/zero")}) {
     const Ran r = mwcheck({"replay", "--quiet", p});
     EXPECT_EQ(r.status, kExitBadInput) << r.err;
     EXPECT_TRUE(placed(r.err, p)) << r.err;
@@ -100,7 +100,7 @@ TEST(InputPaths, ACorpusMustBeAFolderOfTraces) {
 }
 
 TEST(InputPaths, GenRefusesWhatItCannotWrite) {
-  for (const std::string p : {std::string("/dev/full"), std::string("/nonexistent/x.mwb"),
+  for (const std::string& p : {std::string("/dev/full"), std::string("/nonexistent/x.mwb"),
                               test::scratch("input_paths_gen").string()}) {
     const Ran r = mwcheck({"gen", "-n", "1000", "-o", p});
     EXPECT_EQ(r.status, kExitBadInput) << p << "\n" << r.err;

@@ -361,11 +361,14 @@ std::string summarize(const Symptom& s, std::string_view op_name) {
   const std::string verb = c < kOpCount ? verb_of(static_cast<OpCode>(c)) : std::string(op_name);
   const RuleDesc& rd = rule_desc(s.model.rule);
   switch (s.severity) {
-    case Severity::crash:
-      return fmt::format("{} crashes {}", verb,
-                         s.signature.starts_with("kernel")
-                             ? "the kernel (" + s.signature.substr(s.signature.find(':') + 2) + ")"
-                             : "the process (" + s.signature.substr(s.signature.find(':') + 2) + ")");
+    case Severity::crash: {
+      // The signature is "kernel: WHERE", "user space: WHERE", or empty
+      // when the device's account named no cause.
+      const size_t colon = s.signature.find(": ");
+      const std::string where = colon == std::string::npos ? s.signature : s.signature.substr(colon + 2);
+      return fmt::format("{} crashes the {}{}", verb, s.signature.starts_with("kernel") ? "kernel" : "process",
+                         where.empty() ? "" : " (" + where + ")");
+    }
     case Severity::hang:
       if (op_name == "poll_cq" && s.model.wc_op != WcOpcode::kNONE)
         return fmt::format("the {} completion never arrives: ibv_poll_cq finds none where the specification "

@@ -94,6 +94,12 @@ TEST(Classify, CrashesGroupByWhereTheyHappen) {
   EXPECT_EQ(a.key, b.key);  // another op, the same crash
   const Symptom k = classify(t, dev, model, "the guest kernel crashed in op 3:\nRIP: 0010:__rxe_put+0x12/0x60 [rdma_rxe]\n");
   EXPECT_EQ(k.signature, "kernel: __rxe_put");
+  EXPECT_EQ(summarize(k, "peer_read"), "IBV_WR_RDMA_READ from the peer crashes the kernel (__rxe_put)");
+  // An account that names no cause is still a crash, summarized without one.
+  const Symptom u = classify(t, dev, model, "");
+  EXPECT_EQ(u.severity, Severity::crash);
+  EXPECT_EQ(u.signature, "");
+  EXPECT_EQ(summarize(u, "peer_read"), "IBV_WR_RDMA_READ from the peer crashes the process");
 }
 
 TEST(Classify, OpsADeadDeviceNeverRanAreNotCompared) {

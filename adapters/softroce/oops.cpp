@@ -1,5 +1,6 @@
 #include "adapters/softroce/oops.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace mwc::softroce {
@@ -60,6 +61,28 @@ std::string oops_summary(std::string_view console) {
     }
   }
   return oops ? kept : all;
+}
+
+std::string_view last_lines(std::string_view console, int n) {
+  if (n <= 0) return console.substr(console.size());
+  // Back over n line ends, and over the console's own last one if it has it.
+  const int ends = n + (console.ends_with('\n') ? 1 : 0);
+  size_t start = console.size();  // at the line end passed last
+  for (int i = 0; i < ends; ++i) {
+    const size_t nl = start == 0 ? std::string_view::npos : console.rfind('\n', start - 1);
+    if (nl == std::string_view::npos) return console;  // fewer lines than n
+    start = nl;
+  }
+  return console.substr(start + 1);
+}
+
+std::string console_account(std::string_view console) {
+  size_t oops = std::string_view::npos;
+  for (const char* mark : {"BUG:", "Oops", "general protection fault", "WARNING:", "Kernel panic"})
+    oops = std::min(oops, console.find(mark));
+  if (oops == std::string_view::npos) return oops_summary(last_lines(console, 30));
+  const size_t line = console.rfind('\n', oops);  // the start of the oops's line
+  return oops_summary(console.substr(line == std::string_view::npos ? 0 : line + 1));
 }
 
 }  // namespace mwc::softroce

@@ -18,4 +18,14 @@ std::string_view without_timestamp(std::string_view line);
 // comes back with only its timestamps removed.
 std::string oops_summary(std::string_view console);
 
+// Returns the last `n` lines of `console` (all of it when it has fewer;
+// an empty console gives an empty string).
+std::string_view last_lines(std::string_view console, int n);
+
+// Returns what a report says of a guest's console: from an oops's first
+// line, oops_summary() of it; else its last 30 lines without their times.
+// A guest that printed nothing (an emulator that died at once, a boot that
+// stayed silent) gives an empty account, never an error.
+std::string console_account(std::string_view console);
+
 }  // namespace mwc::softroce

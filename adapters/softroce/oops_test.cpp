@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace mwc::softroce {
 namespace {
 
@@ -58,6 +60,34 @@ TEST(Oops, AConsoleWithoutAnOopsLosesOnlyItsTimestamps) {
             "rcu: INFO: rcu_preempt self-detected stall\nplain line\n");
   EXPECT_EQ(without_timestamp("[x] not a time"), "[x] not a time");
   EXPECT_EQ(without_timestamp("[    1.000000] a"), "a");
+}
+
+TEST(Oops, LastLinesCountsLinesWhateverTheConsoleEndsWith) {
+  EXPECT_EQ(last_lines("a\nb\nc\n", 2), "b\nc\n");
+  EXPECT_EQ(last_lines("a\nb\nc", 2), "b\nc");
+  EXPECT_EQ(last_lines("a\nb\n", 2), "a\nb\n");
+  EXPECT_EQ(last_lines("\nabc\n", 5), "\nabc\n");
+  EXPECT_EQ(last_lines("abc", 1), "abc");
+  EXPECT_EQ(last_lines("a\nb\n", 0), "");
+  EXPECT_EQ(last_lines("", 30), "");
+  EXPECT_EQ(last_lines("\n", 30), "\n");
+}
+
+TEST(Oops, AGuestThatPrintedNothingHasAnEmptyAccount) {
+  // An emulator that died at once, or a boot silent until the harness gave
+  // up on it: the run goes on to boot again, so its account must not fail.
+  EXPECT_EQ(console_account(""), "");
+  EXPECT_EQ(console_account("\n"), "\n");
+  EXPECT_EQ(console_account("[    0.5] Oops\n"), "Oops\n");
+}
+
+TEST(Oops, AnAccountStartsAtTheOopsOrKeepsTheLastThirtyLines) {
+  std::string console;
+  for (int i = 0; i < 40; ++i) console += "[    1.0] line " + std::to_string(i) + "\n";
+  std::string last;
+  for (int i = 10; i < 40; ++i) last += "line " + std::to_string(i) + "\n";
+  EXPECT_EQ(console_account(console), last);
+  EXPECT_EQ(console_account(console + kRunA), oops_summary(kRunA));
 }
 
 }  // namespace

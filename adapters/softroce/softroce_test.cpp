@@ -48,6 +48,27 @@ TEST(SoftRoce, ARegistrationTooBigToPinIsAHarnessLimitNotACrash) {
   fs::remove(trace);
 }
 
+TEST(SoftRoce, AnEmulatorThatEndsAtOnceIsAnErrorNotACrash) {
+  // A guest that printed nothing (qemu that could not start it; a boot
+  // silent until the harness gave up) is booted again, then reported: it
+  // once aborted the harness, its empty console's account out of range.
+  const fs::path bin = fs::temp_directory_path() / "mwcheck-softroce-noemulator";
+  fs::create_directories(bin);
+  std::ofstream(bin / "qemu-system-x86_64") << "#!/bin/sh\nexit 1\n";
+  fs::permissions(bin / "qemu-system-x86_64", fs::perms::owner_all);
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", (bin.string() + ":" + path).c_str(), 1);
+  std::string out;
+  const int rc = mwcheck("run --device softroce " + kCorpus + "001_resources_basic.mwt", out);
+  setenv("PATH", path.c_str(), 1);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("mwcheck: error: Soft-RoCE VM: the guest did not boot (3 tries); "
+                     "qemu-system-x86_64 ended with nothing on its console"),
+            std::string::npos)
+      << out;
+  fs::remove_all(bin);
+}
+
 TEST(SoftRoce, CrashesAndHangsAreOutcomesAndTheRunFinishes) {
   const fs::path dir = fs::temp_directory_path() / "mwcheck-softroce-test";
   fs::remove_all(dir);

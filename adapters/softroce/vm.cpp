@@ -56,12 +56,6 @@ int spawn_wait(const std::vector<std::string>& argv, pid_t* pid_out = nullptr) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-std::string tail_lines(const std::string& s, int n) {
-  size_t pos = s.size();
-  for (int i = 0; i <= n && pos != std::string::npos && pos > 0; ++i) pos = s.rfind('\n', pos - 1);
-  return pos == std::string::npos ? s : s.substr(pos + 1);
-}
-
 struct Image {
   std::string kernel, system, program;
   // Parts after those: python3 and pyverbs (when MWCHECK_IMAGE_PYTHON asks
@@ -206,16 +200,16 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     if (!skip && !l.starts_with(kOpMarker) && !l.starts_with(kAliveMarker)) kernel += l + "\n";
     if (l.starts_with(kInputEnd)) skip = false;
   }
-  b.console = std::move(kernel);
-  // For an oops, from its first line: the lines that name it, the same on
-  // every run (oops.hpp); else the last lines, without their times.
-  size_t oops = std::string::npos;
-  for (const char* mark : {"BUG:", "Oops", "general protection fault", "WARNING:", "Kernel panic"})
-    oops = std::min(oops, b.console.find(mark));
-  b.console = oops != std::string::npos
-                  ? oops_summary(std::string_view(b.console).substr(b.console.rfind('\n', oops) + 1))
-                  : oops_summary(tail_lines(b.console, 30));
+  b.console = console_account(kernel);
   return b;
+}
+
+// Returns what a boot's console tells, for a message: its account, or
+// that it had none (the emulator ended, or was silent, before any line).
+std::string console_said(const Boot& b, const VmOptions& o) {
+  if (!b.console.empty()) return "its console ends:\n" + b.console;
+  return b.end == End::hung ? "its console stayed empty for " + std::to_string(o.quiet_limit_s) + " s"
+                            : "qemu-system-x86_64 ended with nothing on its console";
 }
 
 // Writes the initramfs of one boot: the cached parts and a last part with
@@ -307,7 +301,7 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
     if (b.end == End::finished) break;
     if (b.traces_done) {  // every trace ran: what died was the work after them
       g.incident = std::string("the guest kernel ") + (b.end == End::hung ? "went silent" : "died") +
-                   " after the last trace; its console ends:\n" + b.console;
+                   " after the last trace; " + console_said(b, o);
       break;
     }
     if (b.last_trace < 0 && !b.input.empty()) {  // in a fuzzer's input: the caller reports it
@@ -320,11 +314,11 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
     }
     if (b.boot_s == 0) {
       g.error = "the guest did not boot (" + std::to_string(kBootTries) +
-                " tries); its console ends:\n" + b.console;
+                " tries); " + console_said(b, o);
       break;
     }
     if (b.last_trace < 0 || static_cast<size_t>(b.last_trace) >= rest.size()) {
-      g.error = "the guest died before running any trace; its console ends:\n" + b.console;
+      g.error = "the guest died before running any trace; " + console_said(b, o);
       break;
     }
     lost(done + static_cast<size_t>(b.last_trace), b.last_op, b.end == End::hung ? "TIMEOUT" : "CRASH",
