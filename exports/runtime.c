@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1103,7 +1104,12 @@ static void mwc_begin(struct mwc_rt *rt, unsigned i, const char *op) {
   rt->op_index = i + 1;
   printf("[%u] %s\n", i + 1, op);  /* numbered from 1, as mwcheck's reports do */
   fflush(stdout);
-  if (rt->op_log) fprintf(rt->op_log, "MWCHECK-OP %u\n", i), fflush(rt->op_log);
+  if (rt->op_log) {
+    fprintf(rt->op_log, "MWCHECK-OP %u\n", i), fflush(rt->op_log);
+    /* Sent, not only queued: a kernel that dies in the op loses what
+     * its serial line had yet to send. */
+    if (isatty(fileno(rt->op_log))) tcdrain(fileno(rt->op_log));
+  }
   atomic_store(&rt->watched_op, i);
   atomic_store(&rt->op_start_ms, mwc_now_ms());
 }

@@ -182,6 +182,10 @@ class Runtime:
         # A console, say: written before the op's verb is called, so a
         # machine whose kernel dies in it has the op's number as its last line.
         self.op_log = open(os.environ['MWC_OP_LOG'], 'w') if os.environ.get('MWC_OP_LOG') else None
+        # Each line sent, not only queued, before the op: a kernel that dies
+        # in it loses what its serial line had yet to send. (libc's tcdrain:
+        # a guest's Python may lack the termios module.)
+        self.tcdrain = ctypes.CDLL(None).tcdrain if self.op_log and self.op_log.isatty() else None
         self.first_diff = None
         self.outcomes = []
         self.closed = True  # until the device is open
@@ -819,6 +823,8 @@ class Runtime:
         print('[%d] %s' % (i + 1, op), flush=True)  # numbered from 1, as mwcheck's reports do
         if self.op_log:
             print('MWCHECK-OP %d' % i, file=self.op_log, flush=True)
+            if self.tcdrain:
+                self.tcdrain(self.op_log.fileno())
         faulthandler.dump_traceback_later(self.stuck, exit=True)
         self.op_start = time.monotonic()
 

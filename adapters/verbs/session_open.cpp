@@ -3,6 +3,7 @@
 #include "adapters/verbs/session.hpp"
 
 #include <sys/mman.h>
+#include <termios.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -118,8 +119,13 @@ bool Session::injected(Fault f) {
 Outcome Session::step(const Op& op) {
   ++op_index_;
   // In the Soft-RoCE guest, say which op starts: if the kernel dies in it,
-  // the host knows where (adapters/softroce/vm.hpp, kOpMarker).
-  if (console_) std::fprintf(console_, "MWCHECK-OP %u\n", op_index_ - 1), std::fflush(console_);
+  // the host knows where (adapters/softroce/vm.hpp, kOpMarker). Drained:
+  // a panic loses what the serial line had queued but not sent, and the
+  // crash would be put in an earlier op.
+  if (console_) {
+    std::fprintf(console_, "MWCHECK-OP %u\n", op_index_ - 1), std::fflush(console_);
+    tcdrain(fileno(console_));
+  }
   if (injected(Fault::guest_panic)) {
     // Only inside the Soft-RoCE guest, whose init leaves this file.
     if (std::ifstream("/etc/mwcheck-kernel")) std::ofstream("/proc/sysrq-trigger") << 'c';
