@@ -103,9 +103,10 @@ TEST(SoftRoce, CrashesAndHangsAreOutcomesAndTheRunFinishes) {
   EXPECT_EQ(severity_of("010_bind_type1_basic.mwt"), "crash") << out;
   EXPECT_NE(by["010_bind_type1_basic.mwt"]["note"].get<std::string>().find("Kernel panic"),
             std::string::npos);
-  // The panic comes at once in the first op, after its console line: a
-  // line the serial port had queued but not sent would be lost with the
-  // kernel, and the crash put before the trace's first op.
+  // The panic comes at once in the first op: the crash is put in it. (A
+  // lost console line would not show here, as an op before the first is
+  // read as the first; the line is drained so that a crash later in a
+  // trace is not put in an earlier op.)
   EXPECT_EQ(by["010_bind_type1_basic.mwt"]["op"], 1) << out;
   EXPECT_TRUE(fs::exists(dir / "report" / "report.html"));
   EXPECT_TRUE(fs::exists(dir / "report" / "junit.xml"));
