@@ -14,6 +14,28 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Returns whether a console line (its timestamp and blanks taken off)
+// opens a kernel's account of a fault, itself or after the name of who
+// reports it ("watchdog: BUG: soft lockup"): one list for where an account
+// starts and for what the summary keeps as the fault's headline.
+bool opens_oops(std::string_view t) {
+  // The reporter's name is one word before ": ".
+  const size_t colon = t.find(": ");
+  const bool named = colon != std::string_view::npos && t.substr(0, colon).find(' ') == std::string_view::npos;
+  const std::string_view after = named ? t.substr(colon + 2) : std::string_view{};
+  for (const std::string_view mark : {"BUG:", "Oops", "general protection fault", "WARNING:", "kernel BUG"})
+    if (starts(t, mark) || starts(after, mark)) return true;
+  return false;
+}
+
+// Returns a console line as the summary reads it: no timestamp, no serial
+// console's \r, no leading blanks.
+std::string_view bare(std::string_view raw) {
+  std::string_view line = without_timestamp(raw);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return trim(line);
+}
+
 }  // namespace
 
 std::string_view without_timestamp(std::string_view line) {
@@ -39,8 +61,7 @@ std::string oops_summary(std::string_view console) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // a serial console's line end
     all.append(line).append("\n");
     const std::string_view t = trim(line);
-    if (!oops && (starts(t, "BUG:") || starts(t, "Oops") || starts(t, "general protection fault") ||
-                  starts(t, "WARNING:") || starts(t, "kernel BUG"))) {
+    if (!oops && opens_oops(t)) {
       oops = true;
       kept.append(t).append("\n");
     } else if (oops && !rip && !in_trace && starts(t, "RIP: 0010:")) {  // the kernel's, once
@@ -77,12 +98,15 @@ std::string_view last_lines(std::string_view console, int n) {
 }
 
 std::string console_account(std::string_view console) {
-  size_t oops = std::string_view::npos;
-  for (const char* mark : {"BUG:", "Oops", "general protection fault", "WARNING:", "Kernel panic"})
-    oops = std::min(oops, console.find(mark));
-  if (oops == std::string_view::npos) return oops_summary(last_lines(console, 30));
-  const size_t line = console.rfind('\n', oops);  // the start of the oops's line
-  return oops_summary(console.substr(line == std::string_view::npos ? 0 : line + 1));
+  // From the first line that opens an oops, or a panic with none before it.
+  for (size_t at = 0; at < console.size();) {
+    const size_t nl = console.find('\n', at);
+    const size_t len = nl == std::string_view::npos ? std::string_view::npos : nl - at;
+    const std::string_view t = bare(console.substr(at, len));
+    if (opens_oops(t) || starts(t, "Kernel panic")) return oops_summary(console.substr(at));
+    at = nl == std::string_view::npos ? console.size() : nl + 1;
+  }
+  return oops_summary(last_lines(console, 30));
 }
 
 }  // namespace mwc::softroce

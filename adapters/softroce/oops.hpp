@@ -11,8 +11,9 @@ namespace mwc::softroce {
 // Returns `line` without its kernel timestamp ("[    4.807081] ").
 std::string_view without_timestamp(std::string_view line);
 
-// Returns an oops as the lines that name the crash: what happened (BUG:,
-// Oops, general protection fault, WARNING:, kernel BUG), where (RIP's
+// Returns an oops as the lines that name the crash: what happened (a line
+// that starts with BUG:, Oops, general protection fault, WARNING: or kernel
+// BUG, or does after its reporter's name: "watchdog: BUG:"), where (RIP's
 // function), the reliable frames of the call trace (not those marked
 // '?'), and the panic line; timestamps removed. A console with no oops
 // comes back with only its timestamps removed.
@@ -22,8 +23,9 @@ std::string oops_summary(std::string_view console);
 // an empty console gives an empty string).
 std::string_view last_lines(std::string_view console, int n);
 
-// Returns what a report says of a guest's console: from an oops's first
-// line, oops_summary() of it; else its last 30 lines without their times.
+// Returns what a report says of a guest's console: from the first line
+// that opens an oops as oops_summary() sees one (or a panic's), the
+// summary of it; else its last 30 lines without their times.
 // A guest that printed nothing (an emulator that died at once, a boot that
 // stayed silent) gives an empty account, never an error.
 std::string console_account(std::string_view console);

@@ -90,5 +90,30 @@ TEST(Oops, AnAccountStartsAtTheOopsOrKeepsTheLastThirtyLines) {
   EXPECT_EQ(console_account(console + kRunA), oops_summary(kRunA));
 }
 
+TEST(Oops, AnAccountStartsWhereTheSummarySeesAnOops) {
+  // "kernel BUG at" opens an oops for both: a dump longer than thirty
+  // lines keeps its headline.
+  std::string dump = "[    3.0] kernel BUG at drivers/infiniband/sw/rxe/rxe_pool.c:254!\r\n"
+                     "[    3.0] RIP: 0010:rxe_cleanup+0x20/0x30 [rdma_rxe]\r\n";
+  for (int i = 0; i < 40; ++i) dump += "[    3.0] R" + std::to_string(i) + ": 0000000000000000\r\n";
+  const std::string account = console_account("[    1.0] booted\n" + dump);
+  EXPECT_EQ(account.substr(0, account.find('\n')), "kernel BUG at drivers/infiniband/sw/rxe/rxe_pool.c:254!");
+  EXPECT_EQ(account, oops_summary(dump));
+  // After the reporter's name too: a soft lockup's stuck function and trace.
+  EXPECT_EQ(oops_summary("[   30.0] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [repro:103]\n"
+                         "[   30.0] RIP: 0010:rxe_completer+0x1a/0x900 [rdma_rxe]\n"
+                         "[   30.0] Call Trace:\n"
+                         "[   30.0]  rxe_do_task+0x5e/0xb0 [rdma_rxe]\n" + std::string(40, '\n')),
+            "watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [repro:103]\n"
+            "RIP: 0010:rxe_completer+0x1a/0x900 [rdma_rxe]\n"
+            "Call Trace:\n"
+            " rxe_do_task+0x5e/0xb0 [rdma_rxe]\n");
+  // A mark inside a line opens nothing: the last thirty lines, as without one.
+  std::string plain = "[    1.0] echo Oops from a test\n", thirty;
+  for (int i = 0; i < 40; ++i) plain += "line\n";
+  for (int i = 0; i < 30; ++i) thirty += "line\n";
+  EXPECT_EQ(console_account(plain), thirty);
+}
+
 }  // namespace
 }  // namespace mwc::softroce
