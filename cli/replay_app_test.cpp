@@ -87,6 +87,8 @@ TEST(ReplayApp, BadInputExitsTwoNamingTheFile) {
   const Ran r = mwcheck({"replay", text});
   EXPECT_EQ(r.status, kExitBadInput);
   EXPECT_NE(r.err.find(text + ":1:1: error: not an mwcheck binary trace"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("it reads as a text trace, which `mwcheck convert` makes a .mwb of"), std::string::npos)
+      << r.err;
   EXPECT_EQ(mwcheck({"replay", "--profile", "nosuch", text}).status, kExitBadInput);
   EXPECT_EQ(mwcheck({"replay", "--threads", "0", text}).status, kExitBadInput);
   EXPECT_EQ(mwcheck({"gen", "--mix", "peer_write=x", "-o", temp("x.mwb")}).status, kExitBadInput);

@@ -248,8 +248,15 @@ Trace decode_records(std::span<const uint8_t> rec, const Caps& caps,
 std::variant<MwbHeader, DecodeError> decode_header(std::span<const uint8_t> b) {
   if (b.size() < kMwbHeaderSize)
     return DecodeError{0, "truncated: a .mwb file starts with a 32-byte header"};
-  if (std::memcmp(b.data(), "MWTB", 4) != 0)
-    return DecodeError{0, "not an mwcheck binary trace (the magic is not MWTB)"};
+  if (std::memcmp(b.data(), "MWTB", 4) != 0) {
+    // A text trace starts with an op's name or a comment: say how it runs.
+    const bool text = std::all_of(b.begin(), b.begin() + 4, [](uint8_t c) {
+      return (c >= 'a' && c <= 'z') || c == '_' || c == '#' || c == ' ';
+    });
+    return DecodeError{0, text ? "not an mwcheck binary trace (the magic is not MWTB; it reads as a text trace, "
+                                 "which `mwcheck convert` makes a .mwb of and `mwcheck run` runs)"
+                               : "not an mwcheck binary trace (the magic is not MWTB)"};
+  }
   MwbHeader h;
   h.version = static_cast<uint16_t>(rd(b.data() + 4, 2));
   if (h.version < kMwbOldestVersion || h.version > kMwbVersion)
