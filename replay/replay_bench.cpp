@@ -9,7 +9,10 @@
 // time ratio: replay over read), bytes_per_op, and on version 2 lines
 // x_v1 (how many times faster than the same mix in version 1).
 // items_per_second is Google Benchmark's mean; on a shared machine the
-// best says more. BM_ReplayShardFiles/N replays the default mix split by
+// best says more. BM_WalkRecords walks the same records and checks
+// nothing (walk_records()): the ceiling of a replay that goes record by
+// record, which BM_Replay's x_walk (replay time over walk time) measures
+// against. BM_ReplayShardFiles/N replays the default mix split by
 // PD (gen --shards 2) on N threads, one engine per shard, as `mwcheck
 // replay --threads N a b`. The traces are in memory: the figures are the
 // engine's, not the disk's.
@@ -93,6 +96,8 @@ struct Input {
   // The best read of each version's bytes (BM_ReadBytes improves on it),
   // and the best replay of each (BM_Replay).
   mutable std::array<double, 2> read_seconds{1e9, 1e9}, replay_seconds{1e9, 1e9};
+  // The best walk of each version's records (BM_WalkRecords).
+  mutable std::array<double, 2> walk_seconds{1e9, 1e9};
 };
 
 uint64_t bench_ops() {
@@ -178,6 +183,56 @@ void BM_ReadBytes(benchmark::State& state, int mix, int v) {
   report(state, in.ops, bytes.size(), best, in.read_seconds[v]);
 }
 
+// What walking a trace's records found: its ops (compact and full records)
+// and a sum of one byte of each record, so that every record is read.
+struct Walk {
+  uint64_t ops = 0, sum = 0;
+};
+
+// Returns the walk of the records in `bytes` (version f's), walked as the
+// record loop walks them and nothing more: a run of compact records at
+// their one size, any other record by the size its code gives (an op
+// unless it is an expectation or a comment). A replay shaped as the record
+// loop is (record by record, a branch on whether each is compact) does all
+// of this and more: this is its ceiling.
+Walk walk_records(std::span<const uint8_t> bytes, const mwb::Format& f) {
+  Walk w;
+  const uint8_t* p = bytes.data();
+  const uint8_t* const end = p + bytes.size();
+  while (p < end) {
+    const uint8_t code = f.code_of[*p];
+    if (mwb::is_compact(code)) [[likely]] {
+      // A run of compact records, all of one size: no record's place
+      // waits for the one before it.
+      do w.sum += p[1], ++w.ops, p += mwb::kCompactSize;
+      while (p < end && mwb::is_compact(f.code_of[*p]));
+      continue;
+    }
+    w.sum += p[1];
+    w.ops += code != mwb::kExpectCode && code != mwb::kCommentCode;
+    p += f.size[code];
+  }
+  return w;
+}
+
+// Walking the records of a mix in a version (walk_records()): the ceiling
+// of the record loop. The walk must find every op, or the line fails.
+void BM_WalkRecords(benchmark::State& state, int mix, int v) {
+  const Input& in = input(mix);
+  const VectorSink& t = in.v[v];
+  const mwb::Format& f = mwb::format(t.version);
+  double best = 1e9;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Walk w = walk_records(t.bytes, f);
+    benchmark::DoNotOptimize(w.sum);
+    best = std::min(best, seconds_since(t0));
+    if (w.ops != in.ops) state.SkipWithError("the walk did not find every op");
+  }
+  report(state, in.ops, t.bytes.size(), best, in.read_seconds[v]);
+  in.walk_seconds[v] = std::min(best, in.walk_seconds[v]);
+}
+
 // One engine on this thread, as `mwcheck replay` runs a file.
 void BM_Replay(benchmark::State& state, int mix, int v) {
   const Input& in = input(mix);
@@ -195,6 +250,7 @@ void BM_Replay(benchmark::State& state, int mix, int v) {
   report(state, in.ops, t.bytes.size(), best, in.read_seconds[v]);
   in.replay_seconds[v] = std::min(best, in.replay_seconds[v]);
   if (v == 1 && in.replay_seconds[0] < 1e9) state.counters["x_v1"] = in.replay_seconds[0] / best;
+  if (in.walk_seconds[v] < 1e9) state.counters["x_walk"] = best / in.walk_seconds[v];
 }
 
 // Replays mix `mix` in version v once (the program as callgrind runs it).
@@ -280,6 +336,8 @@ void BM_ReplayShardFiles(benchmark::State& state) {
       const std::string name =
           std::string(mix ? "datapath" : "default") + "/v" + std::to_string(v + 1);
       benchmark::RegisterBenchmark(("BM_ReadBytes/" + name).c_str(), BM_ReadBytes, mix, v)
+          ->Unit(benchmark::kMillisecond)->UseRealTime();
+      benchmark::RegisterBenchmark(("BM_WalkRecords/" + name).c_str(), BM_WalkRecords, mix, v)
           ->Unit(benchmark::kMillisecond)->UseRealTime();
       benchmark::RegisterBenchmark(("BM_Replay/" + name).c_str(), BM_Replay, mix, v)
           ->Unit(benchmark::kMillisecond)->UseRealTime();
