@@ -23,6 +23,10 @@ namespace mwc::findings {
 inline constexpr std::string_view kOutOfTime = "the time for shrinking ran out";
 // Returns whether a shrinking note says the time ran out.
 inline bool out_of_time(std::string_view note) { return note.starts_with(kOutOfTime); }
+// The note of a reproducer that showed the finding once and not on the
+// run after.
+inline constexpr std::string_view kShownOnce =
+    "the reproducer showed the finding once and not on a second run: it may depend on timing";
 
 // Returns whether trace `t`, run on a device with outcomes `device` (and
 // the backend's `note`), shows the finding with key `key` against the
@@ -44,9 +48,13 @@ std::vector<uint32_t> creation_slice(const Trace& t, size_t op);
 // Returns a candidate's hash (of its text): the name by which a candidate
 // that killed the guest is known when the guest comes back.
 uint64_t candidate_hash(const Trace& t);
+// Returns the hash of a reproducer's second run (the run that confirms it
+// shows again), which is no candidate's.
+uint64_t confirmation_hash(const Trace& t);
 
 // Shrinks `start` (which shows finding `key` on `device`) until it is
-// 1-minimal or `until` passes. `known` answers candidates from earlier boots
+// 1-minimal or `until` passes; 1-minimal only when the reproducer then
+// shows the finding on one more run. `known` answers candidates from earlier boots
 // (a candidate that killed the guest: true for a kernel-crash finding);
 // `marks` (the guest's console) is told each candidate before it runs.
 // Returns the reproducer and how shrinking went.

@@ -1,5 +1,7 @@
 #include "findings/shrink.hpp"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "adapters/minimize.hpp"
@@ -86,6 +88,64 @@ TEST(Shrink, ManyFindingsShareTheTimeAndKernelCrashesGoLast) {
   EXPECT_TRUE(got[0].minimal);
   EXPECT_TRUE(got[1].minimal);
   EXPECT_FALSE(got[2].minimal);  // the device shows no such crash
+}
+
+// A device whose bug shows only the first time it runs a trace (a race
+// that a second run loses): from then on it is `fixed`.
+class ShowsOnce final : public Backend {
+ public:
+  ShowsOnce(Backend& buggy, Backend& fixed) : buggy_(buggy), fixed_(fixed) {}
+  const std::string& name() const override { return buggy_.name(); }
+  int expectation_column() const override { return -1; }
+  void run(const Trace& t, std::vector<Outcome>& out) override {
+    (ran_.insert(candidate_hash(t)).second ? buggy_ : fixed_).run(t, out);
+  }
+
+ private:
+  Backend &buggy_, &fixed_;
+  std::set<uint64_t> ran_;
+};
+
+TEST(Shrink, AReproducerThatDoesNotShowASecondTimeIsNotOneMinimal) {
+  Judged s0;
+  ASSERT_FALSE(s0.j.findings.empty());
+  const Finding& f = s0.j.findings[0];
+  // Fixed, it is the yardstick itself.
+  const auto fixed = backend(("profile:" + s0.j.yardstick.profile.name).c_str());
+  ShowsOnce dev(*s0.dev, *fixed);
+  const Shrunk s = shrink_finding(dev, f.reproducer, s0.j.yardstick.profile, f.key,
+                                  std::chrono::steady_clock::now() + std::chrono::seconds(60), {}, nullptr);
+  EXPECT_FALSE(s.minimal);
+  EXPECT_EQ(s.note, kShownOnce);
+  // It shrank all the same: every candidate ran once, as on the steady device.
+  EXPECT_LT(s.ops_after, s.ops_before);
+}
+
+TEST(Shrink, TheSecondRunIsAnAnswerTheNextBootKnows) {
+  Judged s0;
+  ASSERT_FALSE(s0.j.findings.empty());
+  const Finding& f = s0.j.findings[0];
+  const Profile& y = s0.j.yardstick.profile;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::map<uint64_t, bool> learned;
+  const Shrunk first = shrink_finding(*s0.dev, f.reproducer, y, f.key, until, {}, nullptr, &learned);
+  ASSERT_TRUE(first.minimal) << first.note;
+  const Trace small = std::get<Trace>(parse_text(first.text));
+  // The second run has a name of its own, which no candidate has.
+  ASSERT_TRUE(learned.contains(confirmation_hash(small)));
+  EXPECT_TRUE(learned.at(confirmation_hash(small)));
+  EXPECT_NE(confirmation_hash(small), candidate_hash(small));
+  // A guest that comes back knowing every answer runs nothing again.
+  const Shrunk again = shrink_finding(*s0.dev, f.reproducer, y, f.key, until, learned, nullptr);
+  EXPECT_EQ(again.runs, 0u);
+  EXPECT_TRUE(again.minimal);
+  EXPECT_EQ(again.text, first.text);
+  // Told that the second run showed nothing (the guest died in it on
+  // another bug), it is not 1-minimal, and says why.
+  learned[confirmation_hash(small)] = false;
+  const Shrunk denied = shrink_finding(*s0.dev, f.reproducer, y, f.key, until, learned, nullptr);
+  EXPECT_FALSE(denied.minimal);
+  EXPECT_EQ(denied.note, kShownOnce);
 }
 
 TEST(Shrink, OutOfTimeItSaysSo) {
