@@ -1,5 +1,6 @@
 // The kernels the Soft-RoCE VM can boot, as `--device` names them.
 #pragma once
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -14,5 +15,11 @@ struct KernelChoice {
 // linux-image-amd64), each kernel version Debian's package lists offer
 // (apt-cache; none when it has no lists), and a package file.
 std::vector<KernelChoice> kernel_choices();
+
+// Returns MAJOR.MINOR of each linux-image-*-amd64 package among `names`
+// (one package name a line, as `apt-cache pkgnames` prints them), oldest
+// first, each once: the versions build-image can boot (the newest package
+// of each).
+std::vector<std::string> packaged_versions(std::istream& names);
 
 }  // namespace mwc::softroce
