@@ -54,9 +54,10 @@ uint64_t confirmation_hash(const Trace& t);
 
 // Shrinks `start` (which shows finding `key` on `device`) until it is
 // 1-minimal or `until` passes; 1-minimal only when the reproducer then
-// shows the finding on one more run. `known` answers candidates from earlier boots
-// (a candidate that killed the guest: true for a kernel-crash finding);
-// `marks` (the guest's console) is told each candidate before it runs.
+// shows the finding on one more run. `known` answers candidates from
+// earlier boots (a candidate that killed the guest: true for a
+// kernel-crash finding); `marks` (the guest's console) is told each
+// candidate before it runs.
 // Returns the reproducer and how shrinking went.
 Shrunk shrink_finding(Backend& device, const Trace& start, const Profile& y, const std::string& key,
                       std::chrono::steady_clock::time_point until,
