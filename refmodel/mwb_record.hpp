@@ -392,11 +392,14 @@ struct Format {
   std::array<uint8_t, 256> code_of;  // a code byte's record code
   std::array<uint8_t, 256> byte_of;  // a record code's code byte (writing)
   std::array<uint8_t, 256> size;     // a record code's size, code byte included
+  // A code byte's record size (size[code_of[b]]): a reader that steps from
+  // record to record waits for one load per record, not two.
+  std::array<uint8_t, 256> size_at;
   // Returns whether the version has a code for an op.
   constexpr bool knows(OpCode c) const { return kMwbCodeOf[static_cast<int>(c)] < op_codes; }
 };
 constexpr Format make_format(uint16_t version, int n) {
-  Format f{version, n, version >= 2 ? 3 * n + 2 + 2 * kCompactOpCount : n + 2, {}, {}, {}};
+  Format f{version, n, version >= 2 ? 3 * n + 2 + 2 * kCompactOpCount : n + 2, {}, {}, {}, {}};
   std::array<uint8_t, 256> rec{};  // code byte (below code_count) -> record code
   for (int k = 0; k < n; ++k) rec[k] = static_cast<uint8_t>(kOpOfMwbCode[k]);
   rec[n] = kExpectCode;
@@ -413,6 +416,7 @@ constexpr Format make_format(uint16_t version, int n) {
   for (int c = 0; c < kCodeCount; ++c) f.size[c] = kRecordSize[c];
   for (int c = kCodeCount; c < kCodeCount2; ++c)
     f.size[c] = c < kFoldBase ? kCompactSize : kRecordSize[(c - kFoldBase) >> 1];
+  for (int b = 0; b < 256; ++b) f.size_at[b] = f.size[f.code_of[b]];
   return f;
 }
 // The op codes versions 1 to 3 know: the 26 ops ops.def held then.

@@ -114,7 +114,7 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
   };
   while (p < end) {
     const uint8_t code = f.code_of[*p];
-    const size_t size = f.size[code];
+    const size_t size = f.size_at[*p];
     if (static_cast<size_t>(end - p) < size) [[unlikely]]
       break;
     if (V2 && mwb::is_compact(code)) [[likely]] {

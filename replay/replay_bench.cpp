@@ -210,7 +210,7 @@ Walk walk_records(std::span<const uint8_t> bytes, const mwb::Format& f) {
     }
     w.sum += p[1];
     w.ops += code != mwb::kExpectCode && code != mwb::kCommentCode;
-    p += f.size[code];
+    p += f.size_at[*p];
   }
   return w;
 }
