@@ -39,19 +39,6 @@ std::string join(const std::vector<std::string>& v, std::string_view sep = ", ")
   return s;
 }
 
-// "2 security, 1 crash, ...; 3 unsupported features"
-std::string counts_line(const std::vector<Finding>& fs) {
-  const auto n = count(fs);
-  std::string s;
-  size_t failing = 0;
-  for (int k = 0; k < kSeverityCount - 1; ++k) {
-    failing += n[k];
-    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n[k], name(static_cast<Severity>(k)));
-  }
-  const size_t un = n[static_cast<int>(Severity::unsupported)];
-  return fmt::format("{} finding{} ({}); {} unsupported feature{} listed apart", failing,
-                     failing == 1 ? "" : "s", s, un, un == 1 ? "" : "s");
-}
 
 std::string shrink_line(const Finding& f) {
   std::string s = fmt::format("{} op{}", f.reproducer.ops.size(), f.reproducer.ops.size() == 1 ? "" : "s");
@@ -95,6 +82,33 @@ std::string knob_line(const DeviceJudgment& j, int k) {
 }
 
 }  // namespace
+
+// As "11 findings (5 security, 2 crash, ...); not run, listed apart: 1 verb
+// the device lacks, 1 verb libibverbs lacks, 1 op beyond mwcheck's device
+// session" (each part only when there is one), so that only the device's
+// own lacks are counted as its.
+std::string counts_line(const std::vector<Finding>& fs) {
+  const auto n = count(fs);
+  std::string s;
+  size_t failing = 0;
+  for (int k = 0; k < kSeverityCount - 1; ++k) {
+    failing += n[k];
+    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n[k], name(static_cast<Severity>(k)));
+  }
+  std::array<size_t, 3> lacks{};
+  for (const Finding& f : fs)
+    if (f.severity == Severity::unsupported) ++lacks[static_cast<size_t>(lack_of(f))];
+  constexpr std::array<std::array<std::string_view, 2>, 3> kWhat{{
+      {"verb or state the device lacks", "verbs or states the device lacks"},
+      {"verb libibverbs lacks", "verbs libibverbs lacks"},
+      {"op beyond mwcheck's device session", "ops beyond mwcheck's device session"},
+  }};
+  std::string apart;
+  for (size_t k = 0; k < lacks.size(); ++k)
+    if (lacks[k]) apart += fmt::format("{}{} {}", apart.empty() ? "" : ", ", lacks[k], kWhat[k][lacks[k] != 1]);
+  return fmt::format("{} finding{} ({}); {}", failing, failing == 1 ? "" : "s", s,
+                     apart.empty() ? "nothing unsupported" : "not run, listed apart: " + apart);
+}
 
 void print_device_report(const Report& r, std::ostream& out) {
   out << fmt::format("\n== findings: {} ==\n", counts_line(r.findings));

@@ -27,6 +27,10 @@ struct Report {
 // reproducer, what differs between the devices, the baseline comparison,
 // then per device the yardstick, the knob fingerprint and the rule table.
 void print_device_report(const Report& r, std::ostream& out);
+// Returns the report's count line: findings by severity, then what was not
+// run, by whose lack (findings::lack_of): the device's, libibverbs' or
+// mwcheck's device session's.
+std::string counts_line(const std::vector<findings::Finding>& fs);
 // Returns, when the time for shrinking (`seconds`) ran out before every
 // finding of `shrunk` was shown 1-minimal, a line that says how many were
 // and what to give (the progress line counts findings whose shrinking

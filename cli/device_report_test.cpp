@@ -33,6 +33,30 @@ TEST(DeviceReport, ShrinkingOutOfTimeSaysSo) {
   EXPECT_EQ(unfinished_line("device:softroce", all, 150), "");
 }
 
+// What was not run is counted by whose lack it is, so that a limit of
+// the harness or of libibverbs is never counted as the device's.
+TEST(DeviceReport, TheCountLineSaysWhoseLackEachUnrunOpIs) {
+  std::vector<Finding> fs(4);
+  fs[0].severity = Severity::security;
+  for (size_t i = 1; i < fs.size(); ++i) {
+    fs[i].severity = Severity::unsupported;
+    fs[i].reproducer.ops.resize(1);
+  }
+  fs[1].seen.ret = Result::kEOPNOTSUPP, fs[1].reproducer.ops[0].code = OpCode::rereg_mr;
+  fs[2].seen.ret = Result::kUNSUPPORTED, fs[2].reproducer.ops[0].code = OpCode::det_bind;
+  fs[3].seen.ret = Result::kUNSUPPORTED, fs[3].reproducer.ops[0].code = OpCode::peer_write;
+  EXPECT_EQ(counts_line(fs),
+            "1 finding (1 security, 0 crash, 0 hang, 0 conformance); not run, listed apart: 1 verb or state "
+            "the device lacks, 1 verb libibverbs lacks, 1 op beyond mwcheck's device session");
+  fs[1] = fs[3];
+  fs.erase(fs.begin() + 2);
+  EXPECT_EQ(counts_line(fs),
+            "1 finding (1 security, 0 crash, 0 hang, 0 conformance); not run, listed apart: 2 ops beyond "
+            "mwcheck's device session");
+  fs.resize(1);
+  EXPECT_EQ(counts_line(fs), "1 finding (1 security, 0 crash, 0 hang, 0 conformance); nothing unsupported");
+}
+
 TEST(DeviceJunit, CrashesAndHangsAreErrors) {
   std::vector<DeviceColumn> cols(1);
   cols[0].label = "softroce 6.1.0-28-amd64";

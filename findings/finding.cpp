@@ -140,6 +140,17 @@ bool refused_state(const Op& op) {
   return st == QpState::kSQD || st == QpState::kSQE;
 }
 
+// Returns the limit of mwcheck's device session an op of code c met, by
+// its kind: the session's answer (UNSUPPORTED) does not say which.
+std::string_view harness_limit(OpCode c) {
+  switch (op_desc(c).kind) {
+    case OpKind::Remote: return "an access from the peer longer than the peer's local buffer";
+    case OpKind::Post: return "a send longer than its inline data";
+    default:
+      return "a registration of more than a quarter of the machine's memory, whose pinning would call the OOM killer";
+  }
+}
+
 // The verb as rdma-core users name it, from the op table's summary:
 // "ibv_post_send IBV_WR_BIND_MW", "IBV_WR_RDMA_READ from the peer".
 std::string verb_of(OpCode c) {
@@ -267,15 +278,17 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
       (refused_state(op) && r == Result::kEINVAL && s.model.ret == Result::kOK)) {
     s.verdict = Verdict::unsupported;
     s.severity = Severity::unsupported;
-    s.why = r == Result::kUNSUPPORTED
-                ? (op.code == OpCode::det_bind
-                       ? "libibverbs has no such verb (DET's)"
-                       : "mwcheck's device session cannot express it (a send longer than its inline data, a "
-                         "remote access longer than the peer's scratch buffer, or a registration of more than a "
-                         "quarter of the machine's memory, whose pinning would call the OOM killer): a limit of "
-                         "the harness, not of the device")
-            : refused_state(op)      ? "the device refuses the QP state (an optional state it does not implement)"
-                                     : fmt::format("the device does not implement the verb ({})", name(r));
+    switch (lack_of(r, op.code)) {
+      case Lack::library: s.why = "libibverbs has no such verb (DET's)"; break;
+      case Lack::harness:
+        s.why = fmt::format("mwcheck's device session cannot express it ({}): a limit of the harness, not of the device",
+                            harness_limit(op.code));
+        break;
+      case Lack::device:
+        s.why = refused_state(op) ? "the device refuses the QP state (an optional state it does not implement)"
+                                  : fmt::format("the device does not implement the verb ({})", name(r));
+        break;
+    }
     s.key = fmt::format("unsupported|{}|{}", opname, refused_state(op) ? op_to_text(op).substr(op_to_text(op).find("state=")) : dc);
     return s;
   }
@@ -400,6 +413,16 @@ std::string summarize(const Symptom& s, std::string_view op_name) {
                      s.severity == Severity::security ? "grants what the specification refuses"
                                                       : "departs from the specification",
                      to_text(s.device), to_text(s.model), rd.statement);
+}
+
+Lack lack_of(Result r, OpCode c) {
+  if (r != Result::kUNSUPPORTED) return Lack::device;
+  return c == OpCode::det_bind ? Lack::library : Lack::harness;
+}
+
+Lack lack_of(const Finding& f) {
+  const auto& ops = f.reproducer.ops;
+  return lack_of(f.seen.ret, f.reproducer_op < ops.size() ? ops[f.reproducer_op].code : OpCode::buf);
 }
 
 std::vector<Finding> group(const std::vector<CorpusTrace>& corpus, const std::vector<Symptom>& symptoms,

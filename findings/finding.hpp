@@ -23,7 +23,9 @@ namespace mwc::findings {
   S(crash, "a kernel oops or panic, or a crash in the provider library")                       \
   S(hang, "a call or a completion that never comes")                                           \
   S(conformance, "a wrong errno, completion status or state")                                  \
-  S(unsupported, "an optional verb or state the device lacks: listed, not counted as a failure")
+  S(unsupported,                                                                               \
+    "an op not run: a verb or state the device lacks, a verb libibverbs lacks, or an op mwcheck's " \
+    "device session cannot express; listed apart, not counted as a failure")
 
 enum class Severity : uint8_t {
 #define S(name, what) name,
@@ -43,7 +45,7 @@ std::string_view meaning(Severity s);
 enum class Verdict : uint8_t {
   match,        // every op as the yardstick says
   finding,      // a symptom of a finding
-  unsupported,  // the device lacks an optional verb or state the trace needs
+  unsupported,  // an op the trace needs was not run (Lack: whose lack it is)
   unknown,      // the model cannot know what the device may do from some op on
 };
 std::string_view name(Verdict v);
@@ -106,6 +108,18 @@ struct Finding {
   Outcome seen;                         // the device's outcome at reproducer_op
   std::vector<std::string> exports;     // files written for it
 };
+
+// Whose lack an unsupported finding shows: the device's (an optional verb
+// or state it does not implement), libibverbs' (a verb it has no call
+// for), or mwcheck's own device session's (an op it cannot express, such
+// as an access longer than the peer's buffer). Only the first says
+// anything of the device.
+enum class Lack : uint8_t { device, library, harness };
+// Returns whose lack an op of code c that the device answered r shows
+// (r UNSUPPORTED: the session did not run it; else the device refused).
+Lack lack_of(Result r, OpCode c);
+// Returns whose lack unsupported finding f shows.
+Lack lack_of(const Finding& f);
 
 // Returns the one-line summary of a symptom of op `op_name`.
 std::string summarize(const Symptom& s, std::string_view op_name);

@@ -81,6 +81,31 @@ TEST(Classify, UnsupportedVerbsAndQueueDepthAreNoFailures) {
   EXPECT_EQ(classify(t, dev, model, "").verdict, Verdict::finding);
 }
 
+// An op the device never ran says whose lack it is, and which limit of
+// the harness it met: only the device's own lack speaks of the device.
+TEST(Classify, AnUnsupportedOpSaysWhoseLackItIs) {
+  const Trace t = parse(kRemote);
+  std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
+  dev[4] = out(Result::kUNSUPPORTED);
+  const Symptom a = classify(t, dev, model, "");
+  EXPECT_EQ(a.verdict, Verdict::unsupported);
+  EXPECT_EQ(lack_of(dev[4].ret, t.ops[4].code), Lack::harness);
+  EXPECT_NE(a.why.find("an access from the peer longer than the peer's local buffer"), std::string::npos) << a.why;
+  EXPECT_EQ(a.why.find("inline"), std::string::npos) << a.why;
+  dev[4] = out(Result::kOK), dev[2] = out(Result::kUNSUPPORTED);
+  EXPECT_NE(classify(t, dev, model, "").why.find("a registration of more than"), std::string::npos);
+  EXPECT_EQ(lack_of(Result::kUNSUPPORTED, OpCode::det_bind), Lack::library);
+  dev[2] = out(Result::kEOPNOTSUPP);
+  EXPECT_EQ(lack_of(dev[2].ret, t.ops[2].code), Lack::device);
+  EXPECT_NE(classify(t, dev, model, "").why.find("the device does not implement the verb (EOPNOTSUPP)"),
+            std::string::npos);
+  // A finding, as grouped, says the same.
+  const std::vector<CorpusTrace> corpus{{"t.mwt", t}};
+  const auto fs = group(corpus, {a}, "dev", "verbs");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(lack_of(fs[0]), Lack::harness);
+}
+
 TEST(Classify, CrashesGroupByWhereTheyHappen) {
   const Trace t = parse(kRemote);
   std::vector<Outcome> model(5, out(Result::kOK)), dev = model;

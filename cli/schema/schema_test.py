@@ -168,12 +168,17 @@ hard = sum(len(f["devices"]) for f in report["findings"] if f["severity"] in ("c
 check(n["tests"] == per_device + len(report["devices"]), f"device junit tests {n} vs {per_device} findings")
 check(n["skipped"] == unsupported and n["errors"] == hard and n["failures"] == per_device - unsupported - hard,
       f"device junit {n} vs the report's findings")
-m = re.search(r"== findings: (\d+) findings? \(([^)]*)\); (\d+) unsupported", text)
+m = re.search(r"== findings: (\d+) findings? \(([^)]*)\); (?:nothing unsupported|not run, listed apart: ([^=]*)) ==",
+              text)
 check(m is not None, f"no findings line in: {text[:300]}")
 if m:
     by = {k: int(v) for v, k in (x.split(" ") for x in m.group(2).split(", "))}
     check(sum(by.values()) == int(m.group(1)) and by == {k: report["summary"][k] for k in by},
           f"text {m.group(0)} vs summary {report['summary']}")
+    # What was not run, by whose lack, adds up to the unsupported findings.
+    apart = sum(int(x.split(" ")[0]) for x in m.group(3).split(", ")) if m.group(3) else 0
+    check(apart == sum(1 for f in report["findings"] if f["severity"] == "unsupported"),
+          f"text {m.group(0)} vs the report's unsupported findings")
 
 # ---- each verb's --json ------------------------------------------------------
 trace = os.path.join(CORPUS, "109_knob_remote_range.mwt")
