@@ -27,6 +27,9 @@ std::string profiles_in(uint8_t bits) {
   return s.empty() ? "none" : s;
 }
 
+// The rule table's column of the stock profiles (RuleRow::agree).
+constexpr std::string_view kAgreeColumn = "stock profiles that agree";
+
 std::string cell(const RuleRow& r) {
   if (r.checked == 0) return "-";
   if (r.failed == 0) return fmt::format("ok {}", r.checked);
@@ -172,7 +175,14 @@ void print_device_report(const Report& r, std::ostream& out) {
       out << fmt::format("  {:<18} {}\n", knob_descs()[k].name, knob_line(j, k));
     size_t rw = 4;
     for (const auto& rd : rule_descs()) rw = std::max(rw, rd.id.size());
-    out << fmt::format("\n{:<{}}  {:<10}  {:<28}  {}\n", "rule", rw, "device", "profiles that explain it", "source");
+    // The two columns judge differently: a reader who sees "ok" beside
+    // "none" is told why that is no contradiction.
+    out << fmt::format("\nrules: `device` is the yardstick's verdict on the ops each rule decided; `{}` are the "
+                       "profiles, as they stand, under which no trace first diverges from the device at an op of "
+                       "the rule (none: each does on some trace, where the yardstick, with the device's readings, "
+                       "may not)\n",
+                       kAgreeColumn);
+    out << fmt::format("{:<{}}  {:<10}  {:<28}  {}\n", "rule", rw, "device", kAgreeColumn, "source");
     for (int k = 0; k < kRuleCount; ++k) {
       if (j.rules[k].checked == 0) continue;
       out << fmt::format("{:<{}}  {:<10}  {:<28}  {}\n", rule_descs()[k].id, rw, cell(j.rules[k]),
@@ -369,8 +379,9 @@ small{color:#666}
   }
   h += "<h2>Rules</h2>\n<table><tr><th>rule</th><th>source</th>";
   for (size_t c = 0; c < r.cols.size(); ++c)
-    h += fmt::format("<th>{}<br><small>by {}</small></th><th>profiles that explain it</th>",
-                     xml_escape(r.cols[c].label), xml_escape(r.judged[c].yardstick.profile.name));
+    h += fmt::format("<th>{}<br><small>by {}</small></th><th title=\"the profiles, as they stand, under which no "
+                     "trace first diverges from the device at an op of the rule\">{}</th>",
+                     xml_escape(r.cols[c].label), xml_escape(r.judged[c].yardstick.profile.name), kAgreeColumn);
   h += "</tr>\n";
   for (int k = 0; k < kRuleCount; ++k) {
     h += fmt::format("<tr><td>{}</td><td><small>{}</small></td>", rule_descs()[k].id,
