@@ -1,5 +1,7 @@
 #include "findings/finding.hpp"
 
+#include <charconv>
+
 #include <algorithm>
 #include <map>
 
@@ -138,6 +140,19 @@ bool refused_state(const Op& op) {
   if (op.code != OpCode::modify_qp) return false;
   const auto st = static_cast<QpState>(args::modify_qp{op}.state);
   return st == QpState::kSQD || st == QpState::kSQE;
+}
+
+// Returns how long the harness waited for an op that timed out, from the
+// device backend's account ("op 7 did not finish within 11000 ms: ..."),
+// or 0 when it does not say (a completion waited for by --op-timeout).
+uint32_t waited_ms(std::string_view note) {
+  constexpr std::string_view kWithin = " did not finish within ";
+  const size_t at = note.find(kWithin);
+  if (at == std::string_view::npos) return 0;
+  const std::string_view rest = note.substr(at + kWithin.size());
+  uint32_t ms = 0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), ms);
+  return ec == std::errc() && std::string_view(end, rest.data() + rest.size()).starts_with(" ms") ? ms : 0;
 }
 
 // Returns the limit of mwcheck's device session an op of code c met, by
@@ -329,6 +344,7 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
   }
   if (r == Result::kTIMEOUT) {
     s.severity = Severity::hang;
+    s.waited_ms = waited_ms(note);
     s.key = fmt::format("hang|{}|{}|{}", rule, opname, mc);
     return s;
   }
@@ -382,13 +398,20 @@ std::string summarize(const Symptom& s, std::string_view op_name) {
       return fmt::format("{} crashes the {}{}", verb, s.signature.starts_with("kernel") ? "kernel" : "process",
                          where.empty() ? "" : " (" + where + ")");
     }
-    case Severity::hang:
+    case Severity::hang: {
+      // What the harness saw is a limit passed, not "never": a call may
+      // return long after it (rxe's ibv_destroy_qp of a QP with a bound
+      // type 2 window returns after about 50 s in the VM).
+      const std::string within =
+          s.waited_ms ? fmt::format("within {:g} s", s.waited_ms / 1000.0) : "within the op timeout";
       if (op_name == "poll_cq" && s.model.wc_op != WcOpcode::kNONE)
-        return fmt::format("the {} completion never arrives: ibv_poll_cq finds none where the specification "
-                           "gives {} ({})",
-                           name(s.model.wc_op), to_text(s.model), rd.statement);
-      return fmt::format("{} never returns or completes; the specification says {} ({})", verb,
-                         to_text(s.model), rd.statement);
+        return fmt::format("the {} completion does not arrive {}: ibv_poll_cq finds none where the "
+                           "specification gives {} ({})",
+                           name(s.model.wc_op), within, to_text(s.model), rd.statement);
+      return fmt::format("{} does not return or complete {}, when the harness stops waiting; the specification "
+                         "says {} ({})",
+                         verb, within, to_text(s.model), rd.statement);
+    }
     case Severity::unsupported: return fmt::format("{}: {}", verb, s.why);
     default: break;
   }

@@ -21,7 +21,7 @@ namespace mwc::findings {
 #define MWC_SEVERITIES(S)                                                                      \
   S(security, "the device grants an access or keeps a key valid that the specification refuses") \
   S(crash, "a kernel oops or panic, or a crash in the provider library")                       \
-  S(hang, "a call or a completion that never comes")                                           \
+  S(hang, "a call or a completion that does not come within the harness's limit (--op-timeout)") \
   S(conformance, "a wrong errno, completion status or state")                                  \
   S(unsupported,                                                                               \
     "an op not run: a verb or state the device lacks, a verb libibverbs lacks, or an op mwcheck's " \
@@ -59,6 +59,7 @@ struct Symptom {
   std::string signature;        // a crash's: where it crashed
   std::string key;              // what went wrong, whatever the trace (findings group by it)
   std::string why;              // unknown and unsupported: the reason
+  uint32_t waited_ms = 0;       // a hang: how long the harness waited, when its account says
 };
 
 // Returns how a device's outcomes of trace `t` stand against the

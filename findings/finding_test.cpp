@@ -221,13 +221,32 @@ TEST(Summarize, AKeyThatMovesOrStaysIsSaidInWords) {
       << summarize(s, "wr_bind_mw");
 }
 
-TEST(Summarize, ACompletionThatNeverComesIsNotAPollThatHangs) {
+TEST(Summarize, ACompletionThatDoesNotComeIsNotAPollThatHangs) {
   Symptom s;
   s.severity = Severity::hang;
   s.model = out(Result::kOK, WcStatus::kIBV_WC_SUCCESS, kNoKey, Rule::poll_order);
   s.model.wc_op = WcOpcode::kIBV_WC_SEND;
   s.device = out(Result::kTIMEOUT);
-  EXPECT_TRUE(summarize(s, "poll_cq").starts_with("the IBV_WC_SEND completion never arrives")) << summarize(s, "poll_cq");
+  EXPECT_TRUE(summarize(s, "poll_cq").starts_with("the IBV_WC_SEND completion does not arrive within the op timeout"))
+      << summarize(s, "poll_cq");
+}
+
+// A call the harness stopped waiting for is said as seen: not returned
+// within the limit the device's account gives, never "never".
+TEST(Classify, AHangSaysHowLongTheHarnessWaited) {
+  const Trace t = parse(kRemote);
+  std::vector<Outcome> model(5, out(Result::kOK)), dev = model;
+  dev[3] = out(Result::kTIMEOUT), model[3].rule = Rule::qp_create;
+  const Symptom s = classify(t, dev, model, "op 4 did not finish within 11000 ms: the child was killed");
+  EXPECT_EQ(s.severity, Severity::hang);
+  EXPECT_EQ(s.waited_ms, 11000u);
+  const std::string text = summarize(s, "create_qp");
+  EXPECT_NE(text.find("does not return or complete within 11 s, when the harness stops waiting"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("never"), std::string::npos) << text;
+  EXPECT_EQ(classify(t, dev, model, "op 4 did not finish within 11000").waited_ms, 0u);
+  EXPECT_EQ(classify(t, dev, model, "op 4 did not finish within 99999999999 ms").waited_ms, 0u);
+  EXPECT_EQ(classify(t, dev, model, "").waited_ms, 0u);
 }
 
 TEST(Group, OneRootCauseIsOneFindingWithTheShortestReproducer) {
