@@ -42,7 +42,6 @@ std::string join(const std::vector<std::string>& v, std::string_view sep = ", ")
   return s;
 }
 
-
 std::string shrink_line(const Finding& f) {
   std::string s = fmt::format("{} op{}", f.reproducer.ops.size(), f.reproducer.ops.size() == 1 ? "" : "s");
   if (f.severity == Severity::unsupported) return s;
@@ -87,9 +86,9 @@ std::string knob_line(const DeviceJudgment& j, int k) {
 }  // namespace
 
 // As "11 findings (5 security, 2 crash, ...); not run, listed apart: 1 verb
-// the device lacks, 1 verb libibverbs lacks, 1 op beyond mwcheck's device
-// session" (each part only when there is one), so that only the device's
-// own lacks are counted as its.
+// or state the device lacks, 1 verb libibverbs lacks, 1 op beyond mwcheck's
+// device session" (each part only when there is one), so that only the
+// device's own lacks are counted as its.
 std::string counts_line(const std::vector<Finding>& fs) {
   const auto n = count(fs);
   std::string s;

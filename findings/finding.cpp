@@ -1,8 +1,7 @@
 #include "findings/finding.hpp"
 
-#include <charconv>
-
 #include <algorithm>
+#include <charconv>
 #include <map>
 
 #include <fmt/format.h>
