@@ -221,7 +221,7 @@ IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& bod
   const Result end = killed ? Result::kTIMEOUT : Result::kCRASH;
   if (next < ops) out[next].ret = end;
   if (killed)
-    r.note = "op " + std::to_string(next + 1) + " did not finish within " +
+    r.note = "op " + std::to_string(next + 1) + std::string(kDeadlinePassed) +
              std::to_string(op_deadline_ms) + " ms: the child was killed";
   else if (WIFSIGNALED(status))
     r.note = "op " + std::to_string(next + 1) + ": the child died of " +

@@ -8,6 +8,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "refmodel/outcome.hpp"
@@ -18,6 +19,11 @@ namespace mwc {
 // cannot), then calls `emit` once per op, in order.
 using ChildBody =
     std::function<bool(const std::function<void(const Outcome&)>& emit, std::string& err)>;
+
+// What a note of a child killed at its deadline says before the deadline
+// in ms ("op 7 did not finish within 11000 ms: ..."): findings read it back
+// to say how long the harness waited.
+inline constexpr std::string_view kDeadlinePassed = " did not finish within ";
 
 struct IsolatedResult {
   bool setup_failed = false;

@@ -97,10 +97,10 @@ std::string counts_line(const std::vector<Finding>& fs) {
     failing += n[k];
     s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n[k], name(static_cast<Severity>(k)));
   }
-  std::array<size_t, 3> lacks{};
+  std::array<size_t, kLackCount> lacks{};
   for (const Finding& f : fs)
     if (f.severity == Severity::unsupported) ++lacks[static_cast<size_t>(lack_of(f))];
-  constexpr std::array<std::array<std::string_view, 2>, 3> kWhat{{
+  constexpr std::array<std::array<std::string_view, 2>, kLackCount> kWhat{{
       {"verb or state the device lacks", "verbs or states the device lacks"},
       {"verb libibverbs lacks", "verbs libibverbs lacks"},
       {"op beyond mwcheck's device session", "ops beyond mwcheck's device session"},

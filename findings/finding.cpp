@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "adapters/divergence.hpp"
+#include "adapters/isolate.hpp"
 #include "adapters/minimize.hpp"
 #include "refmodel/text_codec.hpp"
 
@@ -145,10 +146,9 @@ bool refused_state(const Op& op) {
 // device backend's account ("op 7 did not finish within 11000 ms: ..."),
 // or 0 when it does not say (a completion waited for by --op-timeout).
 uint32_t waited_ms(std::string_view note) {
-  constexpr std::string_view kWithin = " did not finish within ";
-  const size_t at = note.find(kWithin);
+  const size_t at = note.find(kDeadlinePassed);
   if (at == std::string_view::npos) return 0;
-  const std::string_view rest = note.substr(at + kWithin.size());
+  const std::string_view rest = note.substr(at + kDeadlinePassed.size());
   uint32_t ms = 0;
   const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), ms);
   return ec == std::errc() && std::string_view(end, rest.data() + rest.size()).starts_with(" ms") ? ms : 0;

@@ -116,6 +116,7 @@ struct Finding {
 // as an access longer than the peer's buffer). Only the first says
 // anything of the device.
 enum class Lack : uint8_t { device, library, harness };
+inline constexpr size_t kLackCount = 3;
 // Returns whose lack an op of code c that the device answered r shows
 // (r UNSUPPORTED: the session did not run it; else the device refused).
 Lack lack_of(Result r, OpCode c);

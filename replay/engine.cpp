@@ -166,7 +166,7 @@ size_t Engine::feed_records(std::span<const uint8_t> rec) {
   count();
   // The next feed brings other bytes: keep the pending op's record.
   if (pending_ && rec_) {
-    std::memcpy(held_.data(), rec_, f.size[f.code_of[*rec_]]);
+    std::memcpy(held_.data(), rec_, f.size_at[*rec_]);
     rec_ = nullptr;
   }
   return static_cast<size_t>(p - rec.data());

@@ -83,7 +83,7 @@ void Partition::add(const Op& op) {
 size_t Partition::feed(std::span<const uint8_t> rec) {
   size_t i = 0;
   while (i < rec.size()) {
-    const size_t size = fmt_->size[fmt_->code_of[rec[i]]];
+    const size_t size = fmt_->size_at[rec[i]];
     if (rec.size() - i < size) break;
     if (mwb::decode_any_op(*fmt_, rec.data() + i, caps_, op_)) add(op_);
     i += size;
@@ -105,7 +105,7 @@ size_t Partition::cut(std::span<const uint8_t> rec, uint64_t at, uint64_t total,
   if (starts.empty()) starts.push_back(0);
   size_t i = 0;
   while (i < rec.size()) {
-    const size_t size = f.size[f.code_of[rec[i]]];
+    const size_t size = f.size_at[rec[i]];
     if (rec.size() - i < size) break;
     const uint64_t next = total / static_cast<uint64_t>(n) * starts.size();
     if (static_cast<int>(starts.size()) < n && at + i >= next) starts.push_back(at + i);
