@@ -62,8 +62,8 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
   }
   for (int folded = 0; folded < 2; ++folded) {
     UsualTables& u = usual_[folded];
-    u.lanes = lanes_[folded].data();
     u.first_byte = first;
+    take_lanes(u, lanes_[folded].data());
     u.qps = fast_.hot_view().qps;
     u.nqps = caps_[static_cast<int>(HandleKind::Qp)];
   }

@@ -1,7 +1,7 @@
 #include "replay/usual_batch.hpp"
 
 #include <cstddef>
-#include <cstring>
+#include <cstdint>
 
 // GCC 12's AVX-512 intrinsics start from an "undefined" vector that
 // -Wmaybe-uninitialized takes for a read of one (GCC bug 105593).
@@ -19,14 +19,14 @@ namespace mwc::replay {
 bool usual_batch_available() {
   static const bool yes = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
+    return __builtin_cpu_supports("avx512f");
   }();
   return yes;
 }
 
 namespace {
 
-#define MWC_AVX512 __attribute__((target("avx512f,bmi2"), always_inline)) inline
+#define MWC_AVX512 __attribute__((target("avx512f"), always_inline)) inline
 
 // A word no record passes (no rights, no responder, end 0): a record whose
 // handle or QP is past its table reads it.
@@ -54,25 +54,31 @@ MWC_AVX512 __m128i word_at(const uint8_t* p) { return _mm_loadu_si128(reinterpre
 
 // Records are 12 bytes, three dwords: u8 code, u24 object (a 20-bit handle,
 // then the key bits 20-21), u16 qp, u16 len (the first two dwords, as the
-// scalar loop's word w), u32 offset. The words' addresses are worked out
-// one record at a time in general registers (a lane and two compares
-// each, past a table's end the refused word), which keeps the vector
-// units, the busier side, to the checks; eight records are 24 dwords,
-// read as 16 and 8 (a masked load: nothing past them is touched).
-__attribute__((target("avx512f,bmi2"))) const uint8_t* usual_batch(const uint8_t* p, const uint8_t* last,
-                                                             const UsualTables& t) {
+// scalar loop's word w), u32 offset. Eight records are 24 dwords, read as
+// 16 and 8 (a masked load: nothing past them is touched). The words'
+// addresses are worked out side by side: of the lanes, a batch reads only
+// those of the compact codes' first bytes, 16 with the key bits, held in
+// registers (past a table's end, the refused word); the words themselves
+// are loaded one by one from those addresses (no gather: this processor's
+// gathers cost more than the loads).
+__attribute__((target("avx512f"))) const uint8_t* usual_batch(const uint8_t* p, const uint8_t* last,
+                                                        const UsualTables& t) {
   const __m512i word_dwords = _mm512_setr_epi32(0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 18, 19, 21, 22);
   const __m512i off_dwords = _mm512_setr_epi32(2, 0, 5, 0, 8, 0, 11, 0, 14, 0, 17, 0, 20, 0, 23, 0);
   const __m512i low32 = _mm512_set1_epi64(0xffffffff);
   const __m512i low8 = _mm512_set1_epi64(0xff);
+  const __m512i low16 = _mm512_set1_epi64(0xffff);
   const __m512i one = _mm512_set1_epi64(1);
   // bit(right) by code index, moved to byte 4 where the words' rights are.
   const __m512i rbits = _mm512_maskz_slli_epi64(0xff, _mm512_loadu_si512(t.rbits.data()), 32);
   const __m512i first_byte = _mm512_set1_epi64(t.first_byte);
   const __m512i codes = _mm512_set1_epi64(2 * kBatchOps);  // each op bare and folded
-  const KeyLane* const lanes = t.lanes;
-  const auto* const qps = static_cast<const uint8_t*>(t.qps);
-  const uint32_t nqps = t.nqps;
+  const __m512i at_lo = _mm512_loadu_si512(t.lane_at.data()), at_hi = _mm512_loadu_si512(t.lane_at.data() + 8);
+  const __m512i bytes_lo = _mm512_loadu_si512(t.lane_bytes.data());
+  const __m512i bytes_hi = _mm512_loadu_si512(t.lane_bytes.data() + 8);
+  const __m512i refused = _mm512_set1_epi64(static_cast<int64_t>(reinterpret_cast<uintptr_t>(kRefused)));
+  const __m512i qps = _mm512_set1_epi64(static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.qps)));
+  const __m512i nqps = _mm512_set1_epi64(t.nqps);
   constexpr std::ptrdiff_t kBatch = 8 * 12;
   constexpr std::ptrdiff_t kAhead = 2048;
   for (; last - p >= kBatch; p += kBatch) {
@@ -80,19 +86,6 @@ __attribute__((target("avx512f,bmi2"))) const uint8_t* usual_batch(const uint8_t
     // takes a line and a half).
     _mm_prefetch(reinterpret_cast<const char*>(p + kAhead), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(p + kAhead + 64), _MM_HINT_T0);
-    // Each record's words, loaded as soon as their addresses are known (no
-    // gather: this processor's gathers cost more than the scalar loop).
-    __m128i slot[8], qp[8];
-    for (int i = 0; i < 8; ++i) {
-      uint32_t d;
-      uint16_t q;
-      std::memcpy(&d, p + 12 * i, 4);  // little-endian hosts only
-      std::memcpy(&q, p + 12 * i + 4, 2);
-      const KeyLane& e = lanes[_pext_u32(d, 0x300000ff)];  // key_lane(d) in one instruction
-      const uint32_t at = slot_offset(d);
-      slot[i] = word_at(at < e.bytes ? static_cast<const uint8_t*>(e.slots) + at : kRefused);
-      qp[i] = word_at(q < nqps ? qps + 16 * uint64_t{q} : kRefused);
-    }
     const __m512i lo = _mm512_loadu_si512(p);
     const __m512i hi = _mm512_maskz_loadu_epi32(0x00ff, p + 64);
     const __m512i w = _mm512_permutex2var_epi32(lo, word_dwords, hi);
@@ -103,6 +96,21 @@ __attribute__((target("avx512f,bmi2"))) const uint8_t* usual_batch(const uint8_t
     // variant has a lane of no words, so reads the refused word).
     const __m512i code = _mm512_and_si512(_mm512_sub_epi64(w, first_byte), low8);
     __mmask8 ok = _mm512_cmplt_epu64_mask(code, codes);
+    // The words' addresses: the lane's by code index and key (object bits
+    // 20-21, the word's 28-29) plus the handle times 16 (slot_offset()); the
+    // QP's by its number.
+    const __m512i lane = _mm512_or_si512(code, _mm512_and_si512(_mm512_srli_epi64(w, 26), _mm512_set1_epi64(0xc)));
+    const __m512i at = _mm512_and_si512(_mm512_srli_epi64(w, 4), _mm512_set1_epi64(0xffff0));
+    const __mmask8 inside = _mm512_cmplt_epu64_mask(at, _mm512_permutex2var_epi64(bytes_lo, lane, bytes_hi));
+    const __m512i q = _mm512_and_si512(_mm512_srli_epi64(w, 32), low16);
+    alignas(64) uint64_t slot_at[8], qp_at[8];
+    _mm512_store_si512(slot_at, _mm512_mask_add_epi64(refused, inside, _mm512_permutex2var_epi64(at_lo, lane, at_hi), at));
+    _mm512_store_si512(qp_at, _mm512_mask_add_epi64(refused, _mm512_cmplt_epu64_mask(q, nqps), qps, _mm512_slli_epi64(q, 4)));
+    __m128i slot[8], qp[8];
+    for (int i = 0; i < 8; ++i) {
+      slot[i] = word_at(reinterpret_cast<const uint8_t*>(slot_at[i]));
+      qp[i] = word_at(reinterpret_cast<const uint8_t*>(qp_at[i]));
+    }
     const __m512i rbit = _mm512_permutexvar_epi64(code, rbits);
     const __m512i len = _mm512_srli_epi64(w, 48);
     __m512i s_who, s_rest, q_who, q_rest;

@@ -1,9 +1,9 @@
 // The record loop's check (FastPath::pass_words) on eight compact records
 // at once, with AVX-512 where the processor has it, for long runs of them
-// (a data path's traffic): the words' addresses are worked out record by
-// record in general registers, the records' fields taken apart by
-// permutes, the check and QP words compared side by side, and one mask
-// says how many of the eight, from the first, pass. The answer is
+// (a data path's traffic): the records' fields taken apart by permutes,
+// the words' addresses worked out side by side, the check and QP words
+// loaded one by one and compared side by side, and one mask says how
+// many of the eight, from the first, pass. The answer is
 // pass_words' own, record by record: usual_batch_test.cpp holds the two
 // equal on random records and tables, and the engine's differential tests
 // and fuzzers run whichever the processor takes.
@@ -38,20 +38,32 @@ constexpr size_t key_lane(uint32_t d) { return (d & 0xff) | ((d >> 20) & 0x300);
 constexpr uint32_t slot_offset(uint32_t d) { return (d >> 4) & 0xffff0; }
 
 // What the batch reads, as the engine lays it out, for folded or bare
-// compact records: the lanes (kKeyLanes of them, by key_lane()); bit(right)
-// of each compact code by its index from `first_byte` (the compact codes'
-// bytes are consecutive from it); the QP words (FastPath::QpWord, 16
-// bytes: identity, then responder and serves) and their count.
+// compact records: bit(right) of each compact code by its index from
+// `first_byte` (the compact codes' bytes are consecutive from it); the
+// lanes of those bytes (take_lanes()), the only ones the batch reads, by
+// code index (bits 0-1) and key (bits 2-3): where their check words start
+// and the bytes they take; the QP words (FastPath::QpWord, 16 bytes:
+// identity, then responder and serves) and their count.
 struct UsualTables {
-  const KeyLane* lanes = nullptr;
   std::array<uint64_t, 8> rbits{};
   uint8_t first_byte = 0;
+  std::array<uint64_t, 16> lane_at{}, lane_bytes{};
   const void* qps = nullptr;
   uint32_t nqps = 0;
 };
 static_assert(2 * kBatchOps <= 8, "a code's index picks one of eight rbits");
+static_assert(2 * kBatchOps == 4, "a lane's index holds the code index in two bits");
 
-// Returns whether this processor runs usual_batch() (AVX-512F and BMI2).
+// Sets t's lanes from the record loop's (kKeyLanes of them, by
+// key_lane()), those of the bytes from t.first_byte.
+inline void take_lanes(UsualTables& t, const KeyLane* lanes) {
+  for (uint32_t j = 0; j < 16; ++j) {
+    const KeyLane& e = lanes[key_lane((t.first_byte + (j & 3)) | (j >> 2) << 28)];
+    t.lane_at[j] = reinterpret_cast<uintptr_t>(e.slots), t.lane_bytes[j] = e.bytes;
+  }
+}
+
+// Returns whether this processor runs usual_batch() (AVX-512F).
 bool usual_batch_available();
 
 // Runs the check on compact records from p, eight at a time, while all

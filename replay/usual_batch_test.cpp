@@ -52,7 +52,8 @@ World make_world(std::mt19937_64& rng, uint8_t folded) {
         w.lanes[key_lane(uint32_t(k << 28 | (28 + alias + code)))] =
             KeyLane{w.slots.data() + base[k], 16 * count[k], rbit};
   }
-  w.t.lanes = w.lanes.data(), w.t.first_byte = 28;
+  w.t.first_byte = 28;
+  take_lanes(w.t, w.lanes.data());
   w.t.qps = w.qps.data(), w.t.nqps = 3;
   return w;
 }
