@@ -96,11 +96,12 @@ __attribute__((target("avx512f"))) const uint8_t* usual_batch(const uint8_t* p, 
     // variant has a lane of no words, so reads the refused word).
     const __m512i code = _mm512_and_si512(_mm512_sub_epi64(w, first_byte), low8);
     __mmask8 ok = _mm512_cmplt_epu64_mask(code, codes);
-    // The words' addresses: the lane's by code index and key (object bits
-    // 20-21, the word's 28-29) plus the handle times 16 (slot_offset()); the
-    // QP's by its number.
-    const __m512i lane = _mm512_or_si512(code, _mm512_and_si512(_mm512_srli_epi64(w, 26), _mm512_set1_epi64(0xc)));
-    const __m512i at = _mm512_and_si512(_mm512_srli_epi64(w, 4), _mm512_set1_epi64(0xffff0));
+    // The words' addresses: the lane's by code index and key (bits 2-3 of
+    // the lane, as take_lanes() lays them out) plus the handle times 16
+    // (slot_offset()); the QP's by its number.
+    const __m512i lane =
+        _mm512_or_si512(code, _mm512_and_si512(_mm512_srli_epi64(w, kKeyShift - 2), _mm512_set1_epi64(0xc)));
+    const __m512i at = _mm512_and_si512(_mm512_srli_epi64(w, kSlotShift), _mm512_set1_epi64(kSlotMask));
     const __mmask8 inside = _mm512_cmplt_epu64_mask(at, _mm512_permutex2var_epi64(bytes_lo, lane, bytes_hi));
     const __m512i q = _mm512_and_si512(_mm512_srli_epi64(w, 32), low16);
     alignas(64) uint64_t slot_at[8], qp_at[8];

@@ -32,10 +32,15 @@ static_assert(sizeof(KeyLane) == 16);
 inline constexpr size_t kKeyLanes = 1024;
 // Returns the lane index of a compact record whose first dword is d: the
 // code byte, and the key field above it.
-constexpr size_t key_lane(uint32_t d) { return (d & 0xff) | ((d >> 20) & 0x300); }
+// Where a compact record's first dword holds the key field (object bits
+// 20-21), and its handle times 16 once shifted right by kSlotShift: the
+// scalar loop and the batch both take them apart by these.
+inline constexpr int kKeyShift = 28, kSlotShift = 4;
+inline constexpr uint32_t kSlotMask = 0xffff0;
+constexpr size_t key_lane(uint32_t d) { return (d & 0xff) | ((d >> kKeyShift) & 3) << 8; }
 // Returns the byte offset of a compact record's object among its lane's
 // check words (its 20-bit handle times 16), d its first dword.
-constexpr uint32_t slot_offset(uint32_t d) { return (d >> 4) & 0xffff0; }
+constexpr uint32_t slot_offset(uint32_t d) { return (d >> kSlotShift) & kSlotMask; }
 
 // What the batch reads, as the engine lays it out, for folded or bare
 // compact records: bit(right) of each compact code by its index from
@@ -58,7 +63,7 @@ static_assert(2 * kBatchOps == 4, "a lane's index holds the code index in two bi
 // key_lane()), those of the bytes from t.first_byte.
 inline void take_lanes(UsualTables& t, const KeyLane* lanes) {
   for (uint32_t j = 0; j < 16; ++j) {
-    const KeyLane& e = lanes[key_lane((t.first_byte + (j & 3)) | (j >> 2) << 28)];
+    const KeyLane& e = lanes[key_lane((t.first_byte + (j & 3)) | (j >> 2) << kKeyShift)];
     t.lane_at[j] = reinterpret_cast<uintptr_t>(e.slots), t.lane_bytes[j] = e.bytes;
   }
 }
