@@ -53,6 +53,7 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
         f["seconds"] = s;
         f["mops_per_second"] = s > 0 ? v.ops / s / 1e6 : 0.0;
         f["bytes_per_op"] = v.ops ? static_cast<double>(r.bytes) / static_cast<double>(v.ops) : 0.0;
+        f["read_ahead"] = r.read_ahead;
       }
       doc["files"].push_back(f);
       continue;
@@ -67,9 +68,10 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
                        v.mismatches, name);
     // Figures vary from run to run, so they go apart from the verdicts.
     if (!o.quiet) {
-      err << fmt::format("{}: {:.3f} s, {:.1f} Mops/s, {:.1f} bytes/op\n", path, r.seconds,
+      err << fmt::format("{}: {:.3f} s, {:.1f} Mops/s, {:.1f} bytes/op{}\n", path, r.seconds,
                          r.seconds > 0 ? v.ops / r.seconds / 1e6 : 0.0,
-                         v.ops ? static_cast<double>(r.bytes) / static_cast<double>(v.ops) : 0.0);
+                         v.ops ? static_cast<double>(r.bytes) / static_cast<double>(v.ops) : 0.0,
+                         r.read_ahead ? ", a thread reading ahead" : "");
       if (!r.note.empty()) err << fmt::format("{}: note: {}\n", path, r.note);
     }
   }

@@ -166,6 +166,26 @@ TEST(ReplayApp, GenShardsReplayTogether) {
             kExitBadInput);
 }
 
+// The figures go to standard error (and into --json): the time, ops/s,
+// bytes/op, and whether a thread read the file ahead, which --quiet leaves
+// out. Whether one did depends on the machine's pace: either answer is right.
+TEST(ReplayApp, FiguresSayWhetherAThreadReadAhead) {
+  const std::string t = temp("figures.mwb");
+  ASSERT_EQ(mwcheck({"gen", "--ops", "20000", "-o", t}).status, 0);
+  const Ran r = mwcheck({"replay", "-j", "2", t});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto lines = lines_with(r.err, " bytes/op");
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  const std::string& l = lines[0];
+  const size_t end = l.find(" bytes/op");
+  EXPECT_TRUE(end + 9 == l.size() || l.substr(end + 9) == ", a thread reading ahead") << l;
+  const Ran j = mwcheck({"replay", "-j", "2", "--json", t});
+  EXPECT_EQ(j.status, 0) << j.err;
+  EXPECT_NE(j.out.find("\"read_ahead\":"), std::string::npos) << j.out;
+  const Ran q = mwcheck({"replay", "-j", "2", "--json", "--quiet", t});
+  EXPECT_EQ(q.out.find("read_ahead"), std::string::npos) << q.out;
+}
+
 // A .mwb file cut short (a killed `gen`) is an error naming the file and
 // the byte where it ends, in replay, run --check and convert alike.
 TEST(ReplayApp, TruncatedTracesAreErrorsEverywhere) {

@@ -8,10 +8,11 @@
 namespace mwc::replay {
 
 ReadAhead::ReadAhead(int fd, uint64_t total, size_t chunk, size_t headroom, Checksum* sum,
-                     size_t unsummed, bool stream)
+                     size_t unsummed, bool stream, std::span<const uint8_t> before)
     : fd_(fd), left_(total), chunk_(std::max<size_t>(chunk, 1)), headroom_(headroom), sum_(sum),
       unsummed_(unsummed), stream_(stream) {
   for (Slot& s : slots_) s.buf.resize(headroom_ + chunk_);
+  if (sum_ && !before.empty()) add_to_sum(before.data(), before.size());
   thread_ = std::thread([this] { run(); });
 }
 

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -29,11 +30,12 @@ class ReadAhead {
   // end, whichever comes first), in chunks of `chunk` bytes (at least 1;
   // from a pipe, `stream`, what has come, up to that), each added to *sum
   // (unless null) before the caller gets it but for the last `unsummed`
-  // bytes of all (a pipe's trailer, which sums the bytes before it). fd is
-  // the thread's until this is destroyed. Allocates its buffers here, none
-  // after.
+  // bytes of all (a pipe's trailer, which sums the bytes before it); the
+  // bytes `before` (read before, not summed yet) come first in that order.
+  // fd is the thread's until this is destroyed. Allocates its buffers
+  // here, none after.
   ReadAhead(int fd, uint64_t total, size_t chunk, size_t headroom, Checksum* sum,
-            size_t unsummed = 0, bool stream = false);
+            size_t unsummed = 0, bool stream = false, std::span<const uint8_t> before = {});
   // Stops the thread (a read under way finishes first) and waits for it.
   ~ReadAhead();
   ReadAhead(const ReadAhead&) = delete;

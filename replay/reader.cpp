@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 
@@ -15,8 +16,8 @@
 #include "util/fd_read.hpp"
 
 namespace mwc::replay {
-Reader::Reader(const std::string& path, size_t chunk, bool read_ahead)
-    : path_(path), read_ahead_(read_ahead), chunk_(chunk) {
+Reader::Reader(const std::string& path, size_t chunk, Ahead ahead)
+    : path_(path), ahead_(ahead), chunk_(chunk) {
   if (path == "-") {
     fd_ = 0;
   } else {
@@ -92,11 +93,28 @@ bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, b
   const size_t held = regular_ ? 0 : header_.strtab + trailer;
   // Read ahead into buffers that have room for them (a header may say
   // anything: a larger table is held as it comes, below).
-  if (read_ahead_ && held <= kMaxHeldAhead) return pump_ahead(feed, check, held, trailer);
+  const bool may = ahead_ != Ahead::never && held <= kMaxHeldAhead;
+  if (may && ahead_ == Ahead::always) {
+    went_ahead_ = true;
+    return pump_ahead(feed, check, held, trailer, {});
+  }
+  // Else the bytes are read here, the reading and the feed timed while
+  // reading ahead may still pay.
+  bool timed = may;
+  std::chrono::steady_clock::duration reading{}, feeding{};
+  int chunks = 0;
   size_t lo = 0, hi = 0, summed = 0;  // buf_[lo, hi) unused; buf_[0, summed) in sum_
   uint64_t got = 0;                   // bytes read after the header
   bool eof = false;
   while (!eof) {
+    if (timed && chunks >= kProbeChunks && feeding > kAheadWhen * reading) {
+      // Feeding is behind: the rest is read ahead, the bytes not fed first.
+      went_ahead_ = true;
+      const std::span<const uint8_t> unsummed =
+          check ? std::span<const uint8_t>{buf_.data() + summed, hi - summed} : std::span<const uint8_t>{};
+      return pump_ahead(feed, check, held, trailer, {{buf_.data() + lo, hi - lo}, unsummed, got});
+    }
+    const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     // Keep the unused tail, then fill up to one chunk more.
     if (lo) std::memmove(buf_.data(), buf_.data() + lo, hi - lo);
     hi -= lo, summed -= lo, lo = 0;
@@ -118,11 +136,13 @@ bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, b
       sum_.update({buf_.data() + summed, usable - summed});
       summed = usable;
     }
+    const auto t1 = timed ? std::chrono::steady_clock::now() : t0;
     if (usable > lo) {
       const size_t used = feed({buf_.data() + lo, usable - lo});
       lo += used;
       read_ += used;
     }
+    if (timed) reading += t1 - t0, feeding += std::chrono::steady_clock::now() - t1, ++chunks;
   }
   if (!check) return true;
   if (regular_) return finish_file();
@@ -138,15 +158,15 @@ bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, b
 // `trailer` not summed, as pump() does. Returns false after a read error or
 // a file not as written.
 bool Reader::pump_ahead(const std::function<size_t(std::span<const uint8_t>)>& feed, bool check,
-                        size_t held, size_t trailer) {
+                        size_t held, size_t trailer, ReadSoFar before) {
   // A feed leaves less than a record, and the held bytes wait: what does
   // not fit before the next chunk's bytes goes with them into buf_.
   const size_t headroom = mwb::kMaxRecordSize + held;
   ReadAhead ahead(fd_, regular_ ? records_left_ : ~uint64_t{0}, chunk_, headroom, check ? &sum_ : nullptr,
-                  regular_ ? 0 : trailer, !regular_);
-  const uint8_t* tail = nullptr;  // the bytes read and not fed
-  size_t tail_size = 0;
-  uint64_t got = 0;    // bytes read after the header
+                  regular_ ? 0 : trailer, !regular_, before.unsummed);
+  const uint8_t* tail = before.unfed.data();  // the bytes read and not fed
+  size_t tail_size = before.unfed.size();
+  uint64_t got = before.got;  // bytes read after the header
   bool holds = false;  // a chunk is taken and not given back
   for (bool last = false; !last;) {
     const ReadAhead::Chunk c = ahead.next();

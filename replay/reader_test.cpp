@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -40,6 +42,8 @@ std::string write_file(const std::string& name, std::span<const uint8_t> bytes) 
 struct Read {
   uint64_t fed = 0;
   std::string error;
+  std::vector<uint8_t> bytes;  // those fed, when kept
+  bool ahead = false;          // Reader::read_ahead()
 };
 Read read_all(Reader& r) {
   Read out;
@@ -47,12 +51,30 @@ Read read_all(Reader& r) {
   out.error = r.error();
   return out;
 }
-Read read_path(const std::string& path, size_t chunk = 16, bool ahead = false) {
+// Reads as a slow feed does: whole 12-byte multiples only (the last span
+// whole), a millisecond a call against the microseconds of reading a few
+// bytes; keeps the bytes.
+Read read_slowly(Reader& r, uint64_t records) {
+  Read out;
+  if (r.ok())
+    r.for_each_chunk([&](std::span<const uint8_t> rec) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      const size_t take = out.bytes.size() + rec.size() == records ? rec.size() : rec.size() / 12 * 12;
+      out.bytes.insert(out.bytes.end(), rec.begin(), rec.begin() + static_cast<long>(take));
+      return take;
+    });
+  out.fed = out.bytes.size();
+  out.error = r.error();
+  out.ahead = r.read_ahead();
+  return out;
+}
+Read read_path(const std::string& path, size_t chunk = 16, Ahead ahead = Ahead::never) {
   Reader r(path, chunk, ahead);
   return read_all(r);
 }
 // Reads `bytes` as standard input from a pipe (what `cat f | mwcheck replay -` does).
-Read read_pipe(const std::vector<uint8_t>& bytes, size_t chunk = 16, bool ahead = false) {
+Read read_pipe(const std::vector<uint8_t>& bytes, size_t chunk = 16, Ahead ahead = Ahead::never,
+               const std::function<Read(Reader&)>& how = read_all) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
   std::thread writer([&] {
@@ -69,7 +91,7 @@ Read read_pipe(const std::vector<uint8_t>& bytes, size_t chunk = 16, bool ahead 
   Read out;
   {
     Reader r("-", chunk, ahead);
-    out = read_all(r);
+    out = how(r);
   }
   ::dup2(saved, 0);
   ::close(saved);
@@ -88,7 +110,7 @@ TEST(Reader, FeedsTheRecordsOfEveryVersionFromFilesAndPipes) {
     const auto bytes = encode_mwb(t, version);
     const std::string path = write_file("v" + std::to_string(version) + ".mwb", bytes);
     for (const Read& r :
-         {read_path(path), read_path(path, 16, true), read_pipe(bytes), read_pipe(bytes, 16, true)}) {
+         {read_path(path), read_path(path, 16, Ahead::always), read_pipe(bytes), read_pipe(bytes, 16, Ahead::always)}) {
       EXPECT_EQ(r.error, "") << version;
       EXPECT_EQ(r.fed, records_in(bytes)) << version;
     }
@@ -109,7 +131,7 @@ TEST(Reader, Version3FilesCutShortAreErrors) {
       EXPECT_FALSE(r.ok()) << cut;  // refused before any record is fed
       EXPECT_NE(r.error().find(path + want), std::string::npos) << r.error();
     }
-    for (const bool ahead : {false, true}) {
+    for (const Ahead ahead : {Ahead::never, Ahead::always}) {
       const Read piped = read_pipe(part, 16, ahead);
       EXPECT_NE(piped.error.find("-" + want), std::string::npos) << cut << ": " << piped.error;
     }
@@ -121,7 +143,7 @@ TEST(Reader, Version3BytesNotAsWrittenAreErrors) {
   bytes[kMwbHeaderSize + 3] ^= 1;  // a record's field
   const std::string path = write_file("changed.mwb", bytes);
   for (const Read& r :
-       {read_path(path), read_path(path, 16, true), read_pipe(bytes), read_pipe(bytes, 16, true)}) {
+       {read_path(path), read_path(path, 16, Ahead::always), read_pipe(bytes), read_pipe(bytes, 16, Ahead::always)}) {
     EXPECT_NE(r.error.find(":1:" + std::to_string(bytes.size() - 8 + 1) + ": error: checksum mismatch"),
               std::string::npos)
         << r.error;
@@ -144,7 +166,7 @@ TEST(Reader, WhatAFeedLeavesComesAgain) {
   const std::vector<uint8_t> records(bytes.begin() + kMwbHeaderSize,
                                      bytes.begin() + static_cast<long>(kMwbHeaderSize + records_in(bytes)));
   for (const size_t chunk : {size_t{1}, size_t{7}, size_t{16}, size_t{100}, size_t{1} << 20})
-    for (const bool ahead : {false, true}) {
+    for (const Ahead ahead : {Ahead::never, Ahead::always}) {
       Reader r(path, chunk, ahead);
       std::vector<uint8_t> got;
       int calls = 0;
@@ -158,9 +180,42 @@ TEST(Reader, WhatAFeedLeavesComesAgain) {
         got.insert(got.end(), rec.begin(), rec.begin() + static_cast<long>(take));
         return take;
       })) << r.error();
-      EXPECT_EQ(got, records) << chunk << (ahead ? " read ahead" : "");
+      EXPECT_EQ(got, records) << chunk << (ahead == Ahead::always ? " read ahead" : "");
       EXPECT_EQ(r.bytes_read(), records.size());
     }
+}
+
+// Ahead::when_behind: a file or a pipe whose feed falls behind the reading
+// goes on read ahead from there, the bytes the feed left carried over and
+// the checksum going on from the bytes summed before (a pipe's last bytes,
+// its trailer, summed by none).
+TEST(Reader, AFeedBehindTheReadingGetsTheRestReadAhead) {
+  std::string text = kTrace;
+  for (int i = 0; i < 60; ++i) text += "peer_read q0 rkey=m0 addr=m0+" + std::to_string(i) + " len=8 => IBV_WC_SUCCESS\n";
+  const auto bytes = encode_mwb(testing::parse_or_fail(text), 3);
+  const uint64_t n = records_in(bytes);
+  const std::vector<uint8_t> records(bytes.begin() + kMwbHeaderSize, bytes.begin() + static_cast<long>(kMwbHeaderSize + n));
+  ASSERT_GT(n / 7, uint64_t{4 * Reader::kProbeChunks});
+  auto changed = bytes;
+  changed[kMwbHeaderSize + n - 2] ^= 1;  // in the last record: read ahead by then
+  const auto slowly = [&](Reader& r) { return read_slowly(r, n); };
+  for (const bool intact : {true, false}) {
+    const auto& file = intact ? bytes : changed;
+    const std::string path = write_file("behind.mwb", file);
+    Reader reader(path, 7, Ahead::when_behind);
+    for (const Read& r : {slowly(reader), read_pipe(file, 7, Ahead::when_behind, slowly)}) {
+      EXPECT_TRUE(r.ahead);
+      if (intact) {
+        EXPECT_EQ(r.error, "");
+        EXPECT_EQ(r.bytes, records);
+      } else {
+        // At the trailer's checksum: the bytes read before count in the size.
+        EXPECT_NE(r.error.find(":1:" + std::to_string(file.size() - 8 + 1) + ": error: checksum mismatch"),
+                  std::string::npos)
+            << r.error;
+      }
+    }
+  }
 }
 
 // Standard input redirected from a regular file is read from where it
@@ -168,7 +223,7 @@ TEST(Reader, WhatAFeedLeavesComesAgain) {
 // read the start of the file.
 TEST(Reader, StandardInputFromARegularFile) {
   for (const uint16_t version : {uint16_t{2}, uint16_t{3}})
-  for (const bool ahead : {false, true}) {
+  for (const Ahead ahead : {Ahead::never, Ahead::always}) {
     const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), version);
     std::vector<uint8_t> prefixed = {'j', 'u', 'n', 'k', '\n'};
     prefixed.insert(prefixed.end(), bytes.begin(), bytes.end());

@@ -73,15 +73,16 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
 }
 
 namespace {
-// Returns whether a file given `threads` gets a thread reading ahead: one
-// beside its engine, which pays only on a core of its own.
+// Returns whether a file given `threads` may get a thread reading ahead:
+// one beside its engine, which pays only on a core of its own (and when
+// the engine is behind the reading: Ahead::when_behind).
 bool reads_ahead(int threads) { return threads > 1 && std::thread::hardware_concurrency() > 1; }
 }  // namespace
 
 ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads) {
   const auto t0 = std::chrono::steady_clock::now();
   ReplayRun run;
-  Reader r(path, size_t{1} << 20, reads_ahead(threads));
+  Reader r(path, Reader::kChunk, reads_ahead(threads) ? Ahead::when_behind : Ahead::never);
   if (!r.ok()) {
     run.error = r.error();
     return run;
@@ -96,6 +97,7 @@ ReplayRun replay_file(const std::string& path, const Profile& p, int column, int
   run.verdicts = e.finish();
   if (run.error.empty()) run.error = r.check_ops(run.verdicts.ops);
   run.bytes = r.bytes_read();
+  run.read_ahead = r.read_ahead();
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }

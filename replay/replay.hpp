@@ -24,6 +24,7 @@ struct ReplayRun {
   double seconds = 0;  // wall time, sharding included
   uint64_t bytes = 0;  // record bytes replayed (header and string table aside)
   std::string note;    // what the user should know (threads not used, and why)
+  bool read_ahead = false;  // a thread read the file ahead (from some chunk on)
 };
 
 // Replays a trace of `total` record bytes on up to `threads` threads: the
@@ -36,8 +37,8 @@ ReplayRun replay_sharded(const Source& src, uint64_t total, const Caps& caps, co
 // on one engine. Splitting one file costs a pass over it, and each engine
 // would read every record: more engines would be slower than one. With
 // threads > 1 a second thread reads the file (and sums it) a chunk ahead
-// of the engine, and the run says (in `note`) to replay shard files for
-// more.
+// of the engine once the engine is behind the reading (Ahead::when_behind),
+// and the run says (in `note`) to replay shard files for more.
 ReplayRun replay_file(const std::string& path, const Profile& p, int column, int threads);
 
 // Replays several files, up to `threads` at once, each on its own engine:
