@@ -216,6 +216,14 @@ TEST(Reader, AFeedBehindTheReadingGetsTheRestReadAhead) {
       }
     }
   }
+  // A pipe cut short is known at its end, counting the bytes read before.
+  const std::vector<uint8_t> cut(bytes.begin(), bytes.end() - 3);
+  const Read r = read_pipe(cut, 7, Ahead::when_behind, slowly);
+  EXPECT_TRUE(r.ahead);
+  EXPECT_NE(r.error.find("-:1:" + std::to_string(cut.size() + 1) + ": error: truncated at byte " +
+                         std::to_string(cut.size())),
+            std::string::npos)
+      << r.error;
 }
 
 // Standard input redirected from a regular file is read from where it
