@@ -153,7 +153,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto* rp = app.add_subcommand("replay", "Replay binary traces fast on the model; check every op");
   rp->add_option("--profile,-p", replay.profile, "Profile, optionally +knob=alternative...")
       ->capture_default_str();
-  rp->add_option("--threads,-j", replay.threads, "Threads: files at once, each with a thread reading ahead (when there are twice as many, and the replay is behind the reading) "
+  rp->add_option("--threads,-j", replay.threads, "Threads: files at once; each file gets a thread reading ahead when there are twice as many and its replay is behind the reading "
                  "(one file runs on one engine; split it with gen --shards N)")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
