@@ -169,7 +169,8 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   g->add_option("--seed,-s", gen.gen.seed, "Seed")
       ->capture_default_str()
       ->check(in_range<uint64_t>(0, UINT64_MAX));
-  g->add_option("--mix", gen.gen.mix, std::string("Op weights OP=W,... over the default ") +
+  g->add_option("--mix", gen.gen.mix, std::string("Op weights OP=W,...: each replaces that op's weight in the default "
+                                                      "(OP=0 leaves an op out; ops not named keep theirs) ") +
                                           replay::kDefaultMix);
   // Object counts: at most what a trace holds of each kind (field.hpp).
   const auto count = [&](const char* name, uint32_t& v, const char* what, HandleKind k) {
