@@ -93,28 +93,27 @@ bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, b
   const size_t held = regular_ ? 0 : header_.strtab + trailer;
   // Read ahead into buffers that have room for them (a header may say
   // anything: a larger table is held as it comes, below).
-  const bool may = ahead_ != Ahead::never && held <= kMaxHeldAhead;
+  const bool may = ahead_ != Ahead::never && held <= kMaxHeldAhead;  // read ahead, at once or later
   if (may && ahead_ == Ahead::always) {
     went_ahead_ = true;
     return pump_ahead(feed, check, held, trailer, {});
   }
   // Else the bytes are read here, the reading and the feed timed while
   // reading ahead may still pay.
-  bool timed = may;
   std::chrono::steady_clock::duration reading{}, feeding{};
   int chunks = 0;
   size_t lo = 0, hi = 0, summed = 0;  // buf_[lo, hi) unused; buf_[0, summed) in sum_
   uint64_t got = 0;                   // bytes read after the header
   bool eof = false;
   while (!eof) {
-    if (timed && chunks >= kProbeChunks && feeding > kAheadWhen * reading) {
+    if (may && chunks >= kProbeChunks && feeding > kAheadWhen * reading) {
       // Feeding is behind: the rest is read ahead, the bytes not fed first.
       went_ahead_ = true;
       const std::span<const uint8_t> unsummed =
           check ? std::span<const uint8_t>{buf_.data() + summed, hi - summed} : std::span<const uint8_t>{};
       return pump_ahead(feed, check, held, trailer, {{buf_.data() + lo, hi - lo}, unsummed, got});
     }
-    const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const auto t0 = may ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     // Keep the unused tail, then fill up to one chunk more.
     if (lo) std::memmove(buf_.data(), buf_.data() + lo, hi - lo);
     hi -= lo, summed -= lo, lo = 0;
@@ -136,13 +135,13 @@ bool Reader::pump(const std::function<size_t(std::span<const uint8_t>)>& feed, b
       sum_.update({buf_.data() + summed, usable - summed});
       summed = usable;
     }
-    const auto t1 = timed ? std::chrono::steady_clock::now() : t0;
+    const auto t1 = may ? std::chrono::steady_clock::now() : t0;
     if (usable > lo) {
       const size_t used = feed({buf_.data() + lo, usable - lo});
       lo += used;
       read_ += used;
     }
-    if (timed) reading += t1 - t0, feeding += std::chrono::steady_clock::now() - t1, ++chunks;
+    if (may) reading += t1 - t0, feeding += std::chrono::steady_clock::now() - t1, ++chunks;
   }
   if (!check) return true;
   if (regular_) return finish_file();

@@ -31,6 +31,7 @@ enum class Ahead : uint8_t {
   // chunks so far), then ahead. On a pipe, the reading includes waiting
   // for its writer: a feed that keeps up with the writer stays.
   when_behind,
+  // From the first chunk: what the tests use to reach that path at once.
   always,
 };
 

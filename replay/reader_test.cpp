@@ -54,12 +54,12 @@ Read read_all(Reader& r) {
 // Reads as a slow feed does: whole 12-byte multiples only (the last span
 // whole), a millisecond a call against the microseconds of reading a few
 // bytes; keeps the bytes.
-Read read_slowly(Reader& r, uint64_t records) {
+Read read_slowly(Reader& r, uint64_t record_bytes) {
   Read out;
   if (r.ok())
     r.for_each_chunk([&](std::span<const uint8_t> rec) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      const size_t take = out.bytes.size() + rec.size() == records ? rec.size() : rec.size() / 12 * 12;
+      const size_t take = out.bytes.size() + rec.size() == record_bytes ? rec.size() : rec.size() / 12 * 12;
       out.bytes.insert(out.bytes.end(), rec.begin(), rec.begin() + static_cast<long>(take));
       return take;
     });

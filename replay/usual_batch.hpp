@@ -30,13 +30,13 @@ struct alignas(16) KeyLane {
 static_assert(sizeof(KeyLane) == 16);
 // A lane for each code byte and key field.
 inline constexpr size_t kKeyLanes = 1024;
-// Returns the lane index of a compact record whose first dword is d: the
-// code byte, and the key field above it.
 // Where a compact record's first dword holds the key field (object bits
 // 20-21), and its handle times 16 once shifted right by kSlotShift: the
 // scalar loop and the batch both take them apart by these.
 inline constexpr int kKeyShift = 28, kSlotShift = 4;
 inline constexpr uint32_t kSlotMask = 0xffff0;
+// Returns the lane index of a compact record whose first dword is d: the
+// code byte, and the key field above it.
 constexpr size_t key_lane(uint32_t d) { return (d & 0xff) | ((d >> kKeyShift) & 3) << 8; }
 // Returns the byte offset of a compact record's object among its lane's
 // check words (its 20-bit handle times 16), d its first dword.
