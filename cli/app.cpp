@@ -267,10 +267,12 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   ExportOptions ex;
   auto* x = app.add_subcommand("export", "Write a trace's or a finding's reproducer as a C program (libibverbs) and a pyverbs test");
-  x->add_option("trace", ex.file, "The trace (.mwt or .mwb), or with --from a finding's id (F...)");
+  x->add_option("trace", ex.file,
+                "The trace (.mwt or .mwb), or with --from a finding's id (F...); with --from and none, every "
+                "finding");
   x->add_option("--from", ex.from,
-                "A report.json of conform --device (or its folder): export the finding it names, judged as "
-                "that run judged it");
+                "A report.json of conform --device (or its folder): export the finding it names (every one, "
+                "each into DIR/ID, when none is named), judged as that run judged it");
   x->add_option("--profile,-p", ex.profile, "The expected outcomes are this profile's (+knob=alternative...)")
       ->capture_default_str();
   x->add_option("--op", ex.op, "The op where the finding shows, counted from 1 as reports do (default: the last)")
@@ -279,7 +281,8 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   x->add_option("--seen", ex.seen, "What the device did at that op (an outcome, e.g. IBV_WC_SUCCESS)");
   x->add_option("-o,--output", ex.dir, "Folder: repro.mwt, repro.c, test_repro.py");
   auto* xdevice = x->add_option("--device,-d", ex.device,
-                "softroce[:VERSION]: compile repro.c here, run it and test_repro.py in the Soft-RoCE VM");
+                "softroce[:VERSION]: compile repro.c here, run it and test_repro.py in the Soft-RoCE VM "
+                "(every finding's in one boot)");
   x->add_flag("--no-python", ex.no_python, "With --device: run only the C program (a smaller guest image)")
       ->needs(xdevice);
   x->add_flag("--kvm", ex.dev.kvm, "Soft-RoCE: boot with KVM (falls back to TCG)")->needs(xdevice);

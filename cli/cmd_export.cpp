@@ -15,6 +15,7 @@
 #include "findings/baseline.hpp"
 #include "compare/run.hpp"
 #include "refmodel/text_codec.hpp"
+#include "util/output_dir.hpp"
 #include "util/quote.hpp"
 
 namespace mwc::cli {
@@ -33,11 +34,38 @@ struct Target {
   std::string rule, source;  // a finding's, as its report names them
 };
 
+// Returns the path of the report.json `from` names (it, or the one in its
+// folder).
+std::string report_path(const std::string& from) {
+  return fs::is_directory(from) ? (fs::path(from) / "report.json").string() : from;
+}
+
+// Returns what to export of finding f of the report at `path`, or nothing
+// with the error printed ("FILE:LINE:COL: error: ...").
+std::optional<Target> stored_target(const findings::Stored& f, const std::string& path, std::ostream& err) {
+  if (f.severity == "unsupported" || f.reproducer.empty()) {
+    err << fmt::format("{}:1:1: error: {} is an unsupported feature, not a finding to reproduce\n", path, f.id);
+    return std::nullopt;
+  }
+  auto t = parse_text(f.reproducer);
+  if (const auto* e = std::get_if<ParseError>(&t)) {
+    err << fmt::format("{}:1:1: error: finding {}'s reproducer does not parse: line {}, column {}: {}\n", path,
+                       f.id, e->line, e->col, e->message);
+    return std::nullopt;
+  }
+  std::string why;
+  const auto p = parse_profile(f.yardstick, why);
+  if (!p) return err << fmt::format("{}:1:1: error: finding {}'s yardstick: {}\n", path, f.id, why), std::nullopt;
+  Target x{std::get<Trace>(std::move(t)), *p, 0, f.device_outcome, f.id, f.summary, f.rule, f.source};
+  if (x.trace.ops.empty()) return err << fmt::format("{}:1:1: error: finding {} has no ops\n", path, f.id), std::nullopt;
+  x.op = x.trace.ops.size() - 1;  // a finding's reproducer ends at the op where it shows
+  return x;
+}
+
 // Returns the finding `o.file` of the report `o.from`, or nothing with the
-// error printed ("FILE:LINE:COL: error: ...").
+// error printed.
 std::optional<Target> finding_target(const ExportOptions& o, std::ostream& err) {
-  std::string path = o.from;
-  if (fs::is_directory(path)) path = (fs::path(path) / "report.json").string();
+  const std::string path = report_path(o.from);
   std::string why;
   const auto stored = findings::read_stored(path, why);
   if (!stored) return err << why << "\n", std::nullopt;
@@ -49,22 +77,7 @@ std::optional<Target> finding_target(const ExportOptions& o, std::ostream& err) 
                        ids.empty() ? "none" : ids);
     return std::nullopt;
   }
-  if (f->severity == "unsupported" || f->reproducer.empty()) {
-    err << fmt::format("{}:1:1: error: {} is an unsupported feature, not a finding to reproduce\n", path, f->id);
-    return std::nullopt;
-  }
-  auto t = parse_text(f->reproducer);
-  if (const auto* e = std::get_if<ParseError>(&t)) {
-    err << fmt::format("{}:1:1: error: finding {}'s reproducer does not parse: line {}, column {}: {}\n", path,
-                       f->id, e->line, e->col, e->message);
-    return std::nullopt;
-  }
-  const auto p = parse_profile(f->yardstick, why);
-  if (!p) return err << fmt::format("{}:1:1: error: finding {}'s yardstick: {}\n", path, f->id, why), std::nullopt;
-  Target x{std::get<Trace>(std::move(t)), *p, 0, f->device_outcome, f->id, f->summary, f->rule, f->source};
-  if (x.trace.ops.empty()) return err << fmt::format("{}:1:1: error: finding {} has no ops\n", path, f->id), std::nullopt;
-  x.op = x.trace.ops.size() - 1;  // a finding's reproducer ends at the op where it shows
-  return x;
+  return stored_target(*f, path, err);
 }
 
 // Returns the trace `o.file` cut at `--op`, or nothing with the error printed.
@@ -87,11 +100,71 @@ std::optional<Target> trace_target(const ExportOptions& o, std::ostream& err) {
   return Target{std::move(*t), *p, op, o.seen, o.id, summary};
 }
 
+// Writes x's exports into `dir` and prints their paths. Returns whether
+// it could (else the error is printed).
+bool write_target(Target& x, const ExportOptions& o, const std::string& dir, std::ostream& out,
+                  std::ostream& err) {
+  x.trace.ops.resize(x.op + 1);
+  if (x.trace.lines.size() > x.op + 1) x.trace.lines.resize(x.op + 1);
+  exports::Reproducer r;
+  r.expected = run_model(x.trace, x.profile);
+  r.seen = r.expected[x.op];  // no device ran: what it did is for the program to see
+  if (!x.seen.empty()) {
+    std::string why;
+    size_t at = 0;
+    const auto pat = parse_pattern(x.seen, why, at);
+    if (!pat || !pat->ret) {
+      // A finding's device outcome comes from its report, else from --seen.
+      const std::string where = o.from.empty() ? "--seen" : report_path(o.from) + " (" + x.id + "'s device_outcome)";
+      err << fmt::format("{}:1:{}: error: {}\n", where, at + 1, pat ? "no result" : why);
+      return false;
+    }
+    r.seen = Outcome{*pat->ret, pat->wc.value_or(WcStatus::kNONE), pat->wc_op.value_or(WcOpcode::kNONE),
+                     pat->key.value_or(kNoKey)};
+  }
+  r.trace = std::move(x.trace);
+  const RuleDesc& rule = rule_desc(r.expected[x.op].rule);
+  r.rule = x.rule.empty() ? std::string(rule.id) : x.rule;  // a finding's, as its report names it
+  r.source = x.rule.empty() ? std::string(rule.source) : x.source;
+  r.id = x.id;
+  r.op = x.op;
+  r.summary = o.from.empty() ? x.summary + " " + to_text(r.expected[x.op]) : x.summary;
+  std::string why;
+  const auto paths = exports::write_exports(r, dir, &why);
+  if (paths.empty()) return err << "mwcheck export: error: " << why << "\n", false;
+  for (const auto& path : paths) out << path << "\n";
+  return true;
+}
+
+// Exports every finding of the report o.from (unsupported features are no
+// findings) into o.dir/ID, as conform --export does, and with --device runs
+// them all in one boot of the VM. Returns the exit status.
+int export_every_finding(const ExportOptions& o, std::ostream& out, std::ostream& err) {
+  const std::string path = report_path(o.from);
+  std::string why;
+  const auto stored = findings::read_stored(path, why);
+  if (!stored) return err << why << "\n", kExitBadInput;
+  if (!make_output_dir(o.dir, why))
+    return err << fmt::format("{}:1:1: error: cannot write the exports: {}\n", o.dir, why), kExitBadInput;
+  std::vector<std::string> dirs;
+  for (const findings::Stored& f : *stored) {
+    if (f.severity == "unsupported") continue;
+    auto x = stored_target(f, path, err);
+    const std::string dir = (fs::path(o.dir) / f.id).string();
+    if (!x || !write_target(*x, o, dir, out, err)) return kExitBadInput;
+    dirs.push_back(dir);
+  }
+  if (dirs.empty()) out << fmt::format("{}: no finding to export\n", path);
+  if (o.device.empty() || dirs.empty()) return kExitOk;
+  return run_exports_in_softroce(o.device, o.dev, dirs, !o.no_python, out, err);
+}
+
 }  // namespace
 
 int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
   if (!o.run_here.empty()) return run_exports_here(o.run_here, out);  // inside the guest
-  if (o.file.empty()) return err << "mwcheck export: error: give a trace, or a finding's id and --from\n", kExitBadInput;
+  if (o.file.empty() && o.from.empty())
+    return err << "mwcheck export: error: give a trace, or --from a report (and a finding's id)\n", kExitBadInput;
   if (o.dir.empty()) return err << "mwcheck export: error: give -o DIR\n", kExitBadInput;
   if (!o.device.empty() && !is_softroce("device:" + o.device))
     return err << "mwcheck export: error: --device runs the exports in the Soft-RoCE VM: softroce[:VERSION]\n",
@@ -99,36 +172,11 @@ int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
   if (!o.from.empty() && o.op > 0)
     return err << "mwcheck export: error: --op is for a trace: a finding's reproducer ends at its op\n",
            kExitBadInput;
+  if (o.file.empty()) return export_every_finding(o, out, err);
   auto x = o.from.empty() ? trace_target(o, err) : finding_target(o, err);
-  if (!x) return kExitBadInput;
-
-  x->trace.ops.resize(x->op + 1);
-  if (x->trace.lines.size() > x->op + 1) x->trace.lines.resize(x->op + 1);
-  exports::Reproducer r;
-  r.expected = run_model(x->trace, x->profile);
-  r.seen = r.expected[x->op];  // no device ran: what it did is for the program to see
-  if (!x->seen.empty()) {
-    std::string why;
-    size_t at = 0;
-    const auto pat = parse_pattern(x->seen, why, at);
-    if (!pat || !pat->ret)
-      return err << fmt::format("--seen:1:{}: error: {}\n", at + 1, pat ? "no result" : why), kExitBadInput;
-    r.seen = Outcome{*pat->ret, pat->wc.value_or(WcStatus::kNONE), pat->wc_op.value_or(WcOpcode::kNONE),
-                     pat->key.value_or(kNoKey)};
-  }
-  r.trace = std::move(x->trace);
-  const RuleDesc& rule = rule_desc(r.expected[x->op].rule);
-  r.rule = x->rule.empty() ? std::string(rule.id) : x->rule;  // a finding's, as its report names it
-  r.source = x->rule.empty() ? std::string(rule.source) : x->source;
-  r.id = x->id;
-  r.op = x->op;
-  r.summary = o.from.empty() ? x->summary + " " + to_text(r.expected[x->op]) : x->summary;
-  std::string why;
-  const auto paths = exports::write_exports(r, o.dir, &why);
-  if (paths.empty()) return err << "mwcheck export: error: " << why << "\n", kExitBadInput;
-  for (const auto& path : paths) out << path << "\n";
+  if (!x || !write_target(*x, o, o.dir, out, err)) return kExitBadInput;
   if (o.device.empty()) return kExitOk;
-  return run_exports_in_softroce(o.device, o.dev, o.dir, !o.no_python, out, err);
+  return run_exports_in_softroce(o.device, o.dev, {o.dir}, !o.no_python, out, err);
 }
 
 }  // namespace mwc::cli

@@ -113,5 +113,47 @@ TEST(ExportApp, AFindingOfAReportIsExportedAsItsRunJudgedIt) {
   EXPECT_EQ(r.err.rfind(notjson.string() + ":2:", 0), 0u) << r.err;
 }
 
+TEST(ExportApp, AReportWithoutAFindingsIdExportsEveryFindingIntoItsFolder) {
+  // Two findings and an unsupported feature: a folder per finding, as conform --export writes them.
+  std::string two = kReport;
+  two.insert(two.find("{\"id\": \"F00000001\""),
+             R"json({"id": "F0000beef", "severity": "conformance", "summary": "a bind the device refuses",
+   "rule": "bind.ok", "source": "ibv_bind_mw(3)", "yardstick": "verbs", "device_outcome": "EINVAL",
+   "reproducer": "buf b0 len=4096\nalloc_pd p0\nreg_mr m0 pd=p0 addr=b0 len=4096 access=LOCAL_WRITE|MW_BIND\nalloc_mw w0 pd=p0\ncreate_qp q0 pd=p0\nbind_mw q0 w0 mr=m0 addr=b0 len=64 access=REMOTE_WRITE\n"},
+  )json");
+  const fs::path report = write("report2.json", two);
+  const fs::path dir = fs::temp_directory_path() / "mwcheck_export_test_every";
+  fs::remove_all(dir);
+  Ran r = mwcheck({"export", "--from", report.string(), "-o", dir.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* id : {"F0badc0de", "F0000beef"})
+    for (const char* file : {"repro.mwt", "repro.c", "test_repro.py"}) {
+      EXPECT_TRUE(fs::exists(dir / id / file)) << id << "/" << file;
+      EXPECT_NE(r.out.find((dir / id / file).string() + "\n"), std::string::npos) << r.out;
+    }
+  EXPECT_FALSE(fs::exists(dir / "F00000001"));
+  // Each as its own run judged it: the same files as one finding's export.
+  const fs::path one = fs::temp_directory_path() / "mwcheck_export_test_every_one";
+  fs::remove_all(one);
+  ASSERT_EQ(mwcheck({"export", "F0000beef", "--from", report.string(), "-o", one.string()}).status, 0);
+  EXPECT_EQ(read(dir / "F0000beef" / "repro.c"), read(one / "repro.c"));
+  EXPECT_NE(read(one / "repro.mwt").find("bind_mw q0 w0 mr=m0 addr=b0 len=64 access=REMOTE_WRITE => OK key=+1"),
+            std::string::npos)
+      << read(one / "repro.mwt");
+  // Nothing to export is no error; a report that is none, or a folder
+  // that cannot be made, is bad input.
+  const fs::path none = write("report_none.json", R"({"findings_schema": 1, "findings": []})");
+  r = mwcheck({"export", "--from", none.string(), "-o", dir.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, none.string() + ": no finding to export\n");
+  const fs::path notjson = write("notreport2.json", "[");
+  r = mwcheck({"export", "--from", notjson.string(), "-o", dir.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind(notjson.string() + ":1:", 0), 0u) << r.err;
+  r = mwcheck({"export", "--from", report.string(), "-o", (report / "sub").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cannot write the exports"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace mwc::cli

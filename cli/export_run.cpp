@@ -88,31 +88,33 @@ int run_exports_here(const std::vector<std::string>& programs, std::ostream& out
   for (const auto& p : programs) {
     softroce::mark_trace(static_cast<size_t>(&p - programs.data()), std::cerr);
     const bool py = p.ends_with(".py");
-    out << fmt::format("{} {}: start\n", kExportRunMarker, fs::path(p).filename().string()) << std::flush;
+    // Named as given (the guest's corpus/NNNNN-NAME): the host prints its own name of it.
+    out << fmt::format("{} {}: start\n", kExportRunMarker, p) << std::flush;
     if (py && access("/usr/bin/python3", X_OK) != 0) {
-      out << fmt::format("{} {}: not run (no python3 here)\n", kExportRunMarker, fs::path(p).filename().string());
+      out << fmt::format("{} {}: not run (no python3 here)\n", kExportRunMarker, p);
       continue;
     }
     const auto how = run_child(py ? std::vector<std::string>{"python3", p, "-v"} : std::vector<std::string>{p}, 300);
-    out << fmt::format("{} {}: {}\n", kExportRunMarker, fs::path(p).filename().string(), how) << std::flush;
+    out << fmt::format("{} {}: {}\n", kExportRunMarker, p, how) << std::flush;
   }
   softroce::mark_traces_done(std::cerr);
   return kExitOk;
 }
 
-int run_exports_in_softroce(const std::string& device, const DeviceConfig& dev, const std::string& dir,
+int run_exports_in_softroce(const std::string& device, const DeviceConfig& dev, const std::vector<std::string>& dirs,
                             bool python, std::ostream& out, std::ostream& err) {
-  const fs::path c = fs::path(dir) / "repro.c", bin = fs::path(dir) / "repro";
   const std::string cc = std::getenv("CC") ? std::getenv("CC") : "cc";
-  const std::string cmd = fmt::format("{} -O1 -o '{}' '{}' -libverbs", cc, bin.string(), c.string());
-  if (std::system(cmd.c_str()) != 0)
-    return err << fmt::format("mwcheck export: error: cannot compile {} ({})\n", c.string(), cmd), kExitBadInput;
-  std::vector<std::string> files = {bin.string()};
-  if (python) {
-    files.push_back((fs::path(dir) / "test_repro.py").string());
-    // The image builder adds python3 and pyverbs to this guest only.
-    setenv("MWCHECK_IMAGE_PYTHON", "1", 1);
+  std::vector<std::string> files;
+  for (const std::string& dir : dirs) {
+    const fs::path c = fs::path(dir) / "repro.c", bin = fs::path(dir) / "repro";
+    const std::string cmd = fmt::format("{} -O1 -o '{}' '{}' -libverbs", cc, bin.string(), c.string());
+    if (std::system(cmd.c_str()) != 0)
+      return err << fmt::format("mwcheck export: error: cannot compile {} ({})\n", c.string(), cmd), kExitBadInput;
+    files.push_back(bin.string());
+    if (python) files.push_back((fs::path(dir) / "test_repro.py").string());
   }
+  // The image builder adds python3 and pyverbs to this guest only.
+  if (python) setenv("MWCHECK_IMAGE_PYTHON", "1", 1);
   const int rc = run_args_in_softroce(device, dev, {"export", "--run-here"}, files, out, err);
   unsetenv("MWCHECK_IMAGE_PYTHON");
   return rc;

@@ -82,8 +82,13 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
     said << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n", files[i], how,
                         op + 1, how == "CRASH" ? "died" : "went silent", console);
   };
+  size_t lost = 0;  // files the guest kernel died in (or went silent in)
+  const softroce::LostTrace count_lost = [&](size_t i, long op, const std::string& how, const std::string& console) {
+    ++lost;
+    (setup.lost ? setup.lost : lost_trace)(i, op, how, console);
+  };
   const auto g = softroce::run_in_guest(
-      vm, args, files, files_as_args, setup.lost ? setup.lost : lost_trace, [&](const std::string& line) {
+      vm, args, files, files_as_args, count_lost, [&](const std::string& line) {
         // The guest's own errors (its stderr is the console): bad input
         // only the guest can see, such as a --gid-index rxe0 lacks.
         if (line.starts_with("mwcheck") && line.find(": error: ") != std::string::npos)
@@ -128,7 +133,9 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
   err << fmt::format("softroce ({}): image {:.1f} s, boot {:.1f} s, run {:.1f} s, total {:.1f} s, {} boot{}\n",
                      g.kernel_release, g.times.image_s, g.times.boot_s, g.times.run_s,
                      g.times.total_s, g.times.boots, g.times.boots == 1 ? "" : "s");
-  return g.exit_code < 0 || !g.lost_input.empty() ? kExitFail : g.exit_code;
+  // A file the guest kernel died in is a finding of its own, whatever
+  // the guest command said of the rest.
+  return g.exit_code < 0 || !g.lost_input.empty() || (lost > 0 && g.exit_code == kExitOk) ? kExitFail : g.exit_code;
 }
 
 }  // namespace mwc::cli

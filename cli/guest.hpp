@@ -36,7 +36,7 @@ struct GuestSetup {
 // false); prints the guest's output with the host's file names, each trace
 // lost to a dead guest, and the timings; writes the files the guest sent
 // into `out_dir`. Returns the guest command's exit status (2 when the VM
-// could not run).
+// could not run; at least 1 when the guest kernel died in a file).
 int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                          const std::vector<std::string>& args,
                          const std::vector<std::string>& files, std::ostream& out,
