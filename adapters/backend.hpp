@@ -33,6 +33,9 @@ class Backend {
   // Returns what the last run() saw besides outcomes (how a device crashed
   // or hung), or nothing.
   virtual std::string note() const { return {}; }
+  // Returns the process id of the child the last run() ran in, which the
+  // kernel's reports name (0: it ran in none).
+  virtual int last_child() const { return 0; }
   // Returns the knob values the backend follows, or nullptr when it follows
   // none that is known (a device): a divergence between two backends is
   // explained only by a knob they set differently and consulted.

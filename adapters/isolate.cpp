@@ -118,6 +118,7 @@ IsolatedResult run_isolated(size_t ops, int op_deadline_ms, const ChildBody& bod
     r.note = std::string("fork: ") + std::strerror(errno);
     return r;
   }
+  r.pid = pid;
   if (pid == 0) {
     close(data[0]);
     close(logs[0]);

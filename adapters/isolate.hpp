@@ -27,6 +27,7 @@ inline constexpr std::string_view kDeadlinePassed = " did not finish within ";
 
 struct IsolatedResult {
   bool setup_failed = false;
+  int pid = 0;       // the child's process id (0: none started)
   std::string note;  // how the child ended when not normally, with its last stderr lines
 };
 

@@ -121,6 +121,7 @@ void print_device_report(const Report& r, std::ostream& out) {
     out << fmt::format("  rule {} ({}): {}\n", f.rule_id, f.source, f.statement);
     out << fmt::format("  {} => device {}; the specification: {}\n", f.op, f.device_outcome, f.expected_outcome);
     if (!f.signature.empty()) out << fmt::format("  where: {}\n", f.signature);
+    if (!f.kernel.empty()) out << fmt::format("  the kernel reported:\n{}", indent(f.kernel, "    "));
     out << fmt::format("  shows on: {}{}\n", join(f.devices),
                        f.absent_on.empty() ? "" : "; absent on: " + join(f.absent_on));
     std::string tr;
@@ -128,6 +129,19 @@ void print_device_report(const Report& r, std::ostream& out) {
     out << fmt::format("  traces: {}\n", tr);
     out << fmt::format("  reproducer ({}):\n{}", shrink_line(f), indent(print_text(f.reproducer), "    "));
     if (!f.exports.empty()) out << fmt::format("  exports: {}\n", join(f.exports, " "));
+  }
+  // What the kernel reported as a trace ran that belongs to no finding
+  // (none listed apart either): no rule of the model's broken, but one of
+  // the kernel's own checks failed.
+  for (size_t c = 0; c < r.cols.size(); ++c) {
+    bool head = false;
+    for (size_t t = 0; t < r.corpus.size() && t < r.cols[c].traces.size(); ++t) {
+      const DeviceTrace& d = r.cols[c].traces[t];
+      if (d.kernel.empty() || !r.judged[c].symptoms[t].key.empty()) continue;
+      if (!head) out << fmt::format("\n== the kernel reported on {}, as traces with no finding ran ==\n", r.cols[c].label);
+      head = true;
+      out << fmt::format("  {}:\n{}", d.trace, indent(d.kernel, "    "));
+    }
   }
   if (r.cols.size() > 1) {
     out << "\n== between the devices ==\n";
@@ -252,6 +266,7 @@ std::string device_json(const Report& r) {
       if (!s.key.empty()) jt["finding"] = finding_id(s.key);
       if (!s.why.empty()) jt["why"] = s.why;
       if (!r.cols[c].traces[t].note.empty()) jt["note"] = r.cols[c].traces[t].note;
+      if (!r.cols[c].traces[t].kernel.empty()) jt["kernel"] = r.cols[c].traces[t].kernel;
       d["traces"].push_back(jt);
     }
     j["devices"].push_back(d);
@@ -341,6 +356,7 @@ small{color:#666}
                      f.absent_on.empty() ? "" : "; absent on: " + xml_escape(join(f.absent_on)));
     std::string tr;
     for (const auto& t : f.traces) tr += fmt::format("{}{} op {}", tr.empty() ? "" : ", ", t.trace, t.op + 1);
+    if (!f.kernel.empty()) h += fmt::format("<p>the kernel reported:</p><pre>{}</pre>\n", xml_escape(f.kernel));
     h += fmt::format("<p><small>traces: {}</small></p>\n", xml_escape(tr));
     h += fmt::format("<p>reproducer ({}):</p><pre>{}</pre>\n", xml_escape(shrink_line(f)),
                      xml_escape(print_text(f.reproducer)));

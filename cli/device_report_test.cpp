@@ -2,10 +2,12 @@
 // hangs are <error>, other findings <failure>, unsupported features
 // <skipped>; classnames without spaces or stray dots; times everywhere.
 #include <cstdlib>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "cli/device_report.hpp"
+#include "findings/judge.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -89,6 +91,43 @@ TEST(DeviceJunit, CrashesAndHangsAreErrors) {
   unsetenv("SOURCE_DATE_EPOCH");
   EXPECT_EQ(y.find("time=\"12.500\""), std::string::npos) << y;
   EXPECT_NE(y.find("time=\"0\""), std::string::npos) << y;
+}
+
+// What the kernel reported shows with the finding of its trace, and, for
+// a trace that shows none, in a list of its own; report.json has it per
+// trace, and report.html with the finding.
+TEST(DeviceReport, WhatTheKernelReportedIsShownWhereItBelongs) {
+  std::vector<DeviceColumn> cols(1);
+  cols[0].label = "softroce 6.1.0-56-amd64";
+  cols[0].traces = {{"038_type2_destroy_qp.mwt", {}, "", "WARNING: at rxe_pool.c:255 __rxe_cleanup+0x118/0x160\n"},
+                    {"001_resources_basic.mwt", {}, "", "WARNING: at rxe_qp.c:1 elsewhere+0x1/0x2\n"},
+                    {"002_quiet.mwt", {}, "", ""}};
+  const std::vector<CorpusTrace> corpus = {{"038_type2_destroy_qp.mwt", {}}, {"001_resources_basic.mwt", {}},
+                                            {"002_quiet.mwt", {}}};
+  std::vector<DeviceJudgment> judged = {judge_device(cols[0], corpus, default_yardsticks())};
+  judged[0].symptoms[0].verdict = Verdict::finding;
+  judged[0].symptoms[0].key = "hang|destroy_qp";
+  Finding f;
+  f.id = "F262880bf";
+  f.severity = Severity::hang;
+  f.summary = "ibv_destroy_qp does not return";
+  f.kernel = cols[0].traces[0].kernel;
+  f.devices = {cols[0].label};
+  const Report r{cols, judged, corpus, {f}, {}, {}, {1.0}};
+  std::ostringstream text;
+  print_device_report(r, text);
+  const std::string t = text.str();
+  EXPECT_NE(t.find("  the kernel reported:\n    WARNING: at rxe_pool.c:255 __rxe_cleanup+0x118/0x160\n"),
+            std::string::npos) << t;
+  EXPECT_NE(t.find("== the kernel reported on softroce 6.1.0-56-amd64, as traces with no finding ran ==\n"
+                   "  001_resources_basic.mwt:\n    WARNING: at rxe_qp.c:1 elsewhere+0x1/0x2\n"),
+            std::string::npos) << t;
+  EXPECT_EQ(count(t, "WARNING: at rxe_pool.c:255"), 1u) << t;  // its finding's trace is not listed again
+  EXPECT_EQ(t.find("002_quiet"), std::string::npos) << t;
+  const std::string j = device_json(r);
+  EXPECT_EQ(count(j, "\"kernel\": \"WARNING: at rxe_pool.c:255"), 2u) << j;  // the finding's and its trace's
+  EXPECT_EQ(count(j, "\"kernel\": \"WARNING: at rxe_qp.c:1"), 1u) << j;
+  EXPECT_NE(device_html(r, "").find("<p>the kernel reported:</p><pre>WARNING: at rxe_pool.c:255"), std::string::npos);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adapters/kernel_watch.hpp"
 #include "adapters/softroce/vm.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/text_codec.hpp"
@@ -46,6 +47,16 @@ DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& 
   col.send_depths = device.granted_send_depths();
   if (stream && !col.send_depths.empty()) *stream << nlohmann::json{{"send_depths", col.send_depths}}.dump() << std::endl;
   Progress bar(progress, "traces run", corpus.size());
+  // The kernel's reports, each told to its trace; in the guest, where
+  // nothing else runs, also those that name no trace's child.
+  KernelWatch watch(softroce::in_guest());
+  const auto take = [&](const std::vector<TraceReport>& reports) {
+    for (const TraceReport& r : reports) {
+      DeviceTrace& t = col.traces[r.trace];
+      t.kernel += r.account;
+      if (stream) *stream << nlohmann::json{{"kernel", t.trace}, {"account", r.account}}.dump() << std::endl;
+    }
+  };
   for (size_t i = 0; i < corpus.size(); ++i) {
     bar.update(i, corpus[i].name);
     softroce::mark_trace(i, std::cerr);
@@ -64,8 +75,10 @@ DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& 
       *stream << j.dump() << std::endl;
     }
     col.traces.push_back(std::move(dt));
+    take(watch.after_trace(i, device.last_child()));
   }
   bar.update(corpus.size());
+  if (watch.reading()) take(watch.at_end(kTeardownWait, [] { softroce::mark_alive(std::cerr); }));
   softroce::mark_traces_done(std::cerr);
   return col;
 }
@@ -113,6 +126,11 @@ bool read_device_stream(const std::string& text, DeviceColumn& col) {
         }
         t.note = j.value("note", "");
       }
+    } else if (j.contains("kernel") && j["kernel"].is_string()) {
+      const std::string name = host_name(j["kernel"].get<std::string>());
+      const auto account = j.find("account");
+      for (auto& t : col.traces)
+        if (t.trace == name && account != j.end() && account->is_string()) t.kernel += account->get<std::string>();
     } else if (j.contains("send_depths") && j["send_depths"].is_array()) {
       col.send_depths.clear();
       for (const auto& d : j["send_depths"])

@@ -2,6 +2,7 @@
 // process), and the stream of JSON lines that carries the results out of
 // the Soft-RoCE guest to the host.
 #pragma once
+#include <chrono>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct DeviceTrace {
   std::string trace;
   std::vector<Outcome> outcomes;
   std::string note;  // a crash or hang, as the device backend saw it
+  // What the kernel reported (WARNINGs, oopses) that is this trace's
+  // (adapters/kernel_watch.hpp): each report's account, in order.
+  std::string kernel;
 };
 
 // What shrinking one finding on a device gave.
@@ -44,10 +48,17 @@ struct DeviceColumn {
   std::string incident;             // the VM died after the traces (while shrinking)
 };
 
-// Runs the corpus on a device of this machine, trace by trace. When
-// `stream` is set, each result is also printed as a JSON line (the
-// Soft-RoCE guest speaks to the host that way); `progress` shows how far
-// it is when set (util/progress.hpp). Returns the device's column.
+// How long a corpus run waits, after its last trace, for trace processes
+// still inside a verb the harness stopped waiting for (rxe 6.1's
+// ibv_destroy_qp returns after about 50 s, and WARNs then).
+inline constexpr std::chrono::seconds kTeardownWait{75};
+
+// Runs the corpus on a device of this machine, trace by trace, reading
+// the kernel's log meanwhile where it can (root; adapters/kernel_watch.hpp),
+// up to kTeardownWait past the last trace. When `stream` is set, each
+// result is also printed as a JSON line (the Soft-RoCE guest speaks to the
+// host that way); `progress` shows how far it is when set
+// (util/progress.hpp). Returns the device's column.
 DeviceColumn run_device_corpus(Backend& device, const std::vector<CorpusTrace>& corpus,
                                std::ostream* stream, std::ostream* progress);
 

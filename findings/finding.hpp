@@ -95,6 +95,7 @@ struct Finding {
   std::string op;                       // the op's name
   std::string device_outcome, expected_outcome;
   std::string signature;
+  std::string kernel;                   // what the kernel reported as a trace of it ran (WARNINGs, oopses)
   std::string yardstick;                // the profile it is judged by
   std::vector<std::string> devices;     // labels of the devices where it shows
   std::vector<std::string> absent_on;   // ... and of those where it does not

@@ -58,6 +58,16 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
     have = true;
   }
   j.findings = group(corpus, j.symptoms, col.label, j.yardstick.profile.name);
+  // What the kernel reported as a trace of a finding ran: its first trace's that has any.
+  for (Finding& f : j.findings)
+    for (const TraceRef& r : f.traces) {
+      const auto t = std::find_if(col.traces.begin(), col.traces.end(),
+                                  [&](const DeviceTrace& d) { return d.trace == r.trace && !d.kernel.empty(); });
+      if (t != col.traces.end()) {
+        f.kernel = t->kernel;
+        break;
+      }
+    }
 
   // The descriptive part: how each profile, as it stands, explains the device.
   j.rules.assign(kRuleCount, RuleRow{});

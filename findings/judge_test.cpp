@@ -3,6 +3,8 @@
 // for one with a known bug.
 #include "findings/judge.hpp"
 
+#include "findings/baseline.hpp"
+
 #include <gtest/gtest.h>
 
 #include "findings/test_corpus.hpp"
@@ -131,6 +133,36 @@ TEST(Judge, WhatTheDeviceWasSeenToDoCrossesTheStream) {
   ASSERT_EQ(back.traces[0].outcomes.size(), 2u);
   EXPECT_EQ(back.traces[0].outcomes[1].rule, Rule::responder_refused);
   EXPECT_EQ(back.traces[0].outcomes[0].rule, Rule::observed);  // a model's rule is not the device's to claim
+}
+
+TEST(Judge, WhatTheKernelReportedCrossesTheStreamToItsFinding) {
+  const auto c = corpus({"035_type2_local_inv.mwt", "001_resources_basic.mwt"});
+  auto dev = backend("mutant:stale_rkey");
+  std::ostringstream stream;
+  const DeviceColumn col = run_device_corpus(*dev, c, &stream, nullptr);
+  // A report the guest told to the first trace (kernel_watch.hpp), after
+  // both ran; a line whose account is no text is none.
+  const std::string text = stream.str() +
+                           R"({"kernel":"00000-035_type2_local_inv.mwt","account":"WARNING: at a.c:1 f+0x1/0x2\n"})"
+                           "\n"
+                           R"({"kernel":"00001-001_resources_basic.mwt","account":7})"
+                           "\n";
+  DeviceColumn back;
+  back.label = col.label;
+  for (const auto& t : c) back.traces.push_back({t.name, {}, {}});
+  ASSERT_TRUE(read_device_stream(text, back));
+  EXPECT_EQ(back.traces[0].kernel, "WARNING: at a.c:1 f+0x1/0x2\n");
+  EXPECT_EQ(back.traces[1].kernel, "");
+  const DeviceJudgment j = judge_device(back, c, default_yardsticks());
+  ASSERT_EQ(j.findings.size(), 1u);
+  ASSERT_EQ(j.findings[0].traces.at(0).trace, "035_type2_local_inv.mwt");
+  EXPECT_EQ(j.findings[0].kernel, "WARNING: at a.c:1 f+0x1/0x2\n");
+  EXPECT_EQ(to_json(j.findings[0]).value("kernel", ""), "WARNING: at a.c:1 f+0x1/0x2\n");
+  // Without it, the finding has none, and its JSON no such field.
+  const DeviceJudgment none = judge_device(col, c, default_yardsticks());
+  ASSERT_EQ(none.findings.size(), 1u);
+  EXPECT_EQ(none.findings[0].kernel, "");
+  EXPECT_FALSE(to_json(none.findings[0]).contains("kernel"));
 }
 
 }  // namespace

@@ -36,6 +36,24 @@ std::string_view bare(std::string_view raw) {
   return trim(line);
 }
 
+// Returns a fault's headline as the summary keeps it: a WARNING's "CPU: N
+// PID: N " left out ("WARNING: CPU: 1 PID: 1139 at FILE:LINE FUNCTION").
+std::string headline(std::string_view t) {
+  if (!starts(t, "WARNING: CPU: ")) return std::string(t);
+  const size_t at = t.find(" at ");
+  return at == std::string_view::npos ? std::string(t) : "WARNING:" + std::string(t.substr(at));
+}
+
+// Returns the process id a fault's line names ("PID: 1139"), or 0.
+int pid_named(std::string_view t) {
+  const size_t at = t.find("PID: ");
+  if (at == std::string_view::npos) return 0;
+  int pid = 0;
+  for (size_t i = at + 5; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) && pid < 100000000; ++i)
+    pid = pid * 10 + (t[i] - '0');
+  return pid;
+}
+
 }  // namespace
 
 std::string_view without_timestamp(std::string_view line) {
@@ -63,7 +81,7 @@ std::string oops_summary(std::string_view console) {
     const std::string_view t = trim(line);
     if (!oops && opens_oops(t)) {
       oops = true;
-      kept.append(t).append("\n");
+      kept.append(headline(t)).append("\n");
     } else if (oops && !rip && !in_trace && starts(t, "RIP: 0010:")) {  // the kernel's, once
       rip = true;
       kept.append(t).append("\n");
@@ -82,6 +100,27 @@ std::string oops_summary(std::string_view console) {
     }
   }
   return oops ? kept : all;
+}
+
+std::vector<KernelReport> kernel_reports(std::string_view log) {
+  std::vector<KernelReport> out;
+  size_t from = std::string_view::npos;  // where the report being read starts
+  int pid = 0;
+  const auto close = [&](size_t end) {
+    if (from != std::string_view::npos) out.push_back({pid, oops_summary(log.substr(from, end - from))});
+    from = std::string_view::npos, pid = 0;
+  };
+  for (size_t at = 0; at < log.size();) {
+    const size_t nl = log.find('\n', at);
+    const size_t next = nl == std::string_view::npos ? log.size() : nl + 1;
+    const std::string_view t = bare(log.substr(at, next - at - (nl == std::string_view::npos ? 0 : 1)));
+    if (opens_oops(t)) close(at), from = at;
+    if (from != std::string_view::npos && pid == 0) pid = pid_named(t);
+    if (from != std::string_view::npos && starts(t, "---[ end trace")) close(next);
+    at = next;
+  }
+  close(log.size());
+  return out;
 }
 
 std::string_view last_lines(std::string_view console, int n) {

@@ -5,6 +5,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mwc::softroce {
 
@@ -15,9 +16,23 @@ std::string_view without_timestamp(std::string_view line);
 // that starts with BUG:, Oops, general protection fault, WARNING: or kernel
 // BUG, or does after its reporter's name: "watchdog: BUG:"), where (RIP's
 // function), the reliable frames of the call trace (not those marked
-// '?'), and the panic line; timestamps removed. A console with no oops
+// '?'), and the panic line; timestamps removed, and a WARNING's CPU and
+// PID, which differ from run to run. A console with no oops
 // comes back with only its timestamps removed.
 std::string oops_summary(std::string_view console);
+
+// One fault the kernel reported (a WARNING, BUG or oops): the process it
+// ran in as the report names it (0: none named), and its account
+// (oops_summary()).
+struct KernelReport {
+  int pid = 0;
+  std::string account;
+};
+
+// Returns the faults reported in `log` (console lines, with or without
+// timestamps), in order: each from a line that opens one (as
+// oops_summary() sees it) up to "---[ end trace" or the next one.
+std::vector<KernelReport> kernel_reports(std::string_view log);
 
 // Returns the last `n` lines of `console` (all of it when it has fewer;
 // an empty console gives an empty string).

@@ -32,6 +32,7 @@ class VerbsBackend final : public Backend {
   const std::string& name() const override { return name_; }
   int expectation_column() const override { return -1; }
   std::string note() const override { return note_; }
+  int last_child() const override { return child_; }
   std::vector<uint32_t> granted_send_depths() override {
     return verbs::probe_send_depths(opts_.device, static_cast<uint32_t>(kMaxDepth));
   }
@@ -65,12 +66,14 @@ class VerbsBackend final : public Backend {
         },
         outcomes);
     note_ = r.note;
+    child_ = r.pid;
     if (r.setup_failed)
       for (auto& x : outcomes) x.ret = Result::kCRASH;
   }
 
  private:
   std::string name_, note_;
+  int child_ = 0;
   verbs::SessionOptions opts_;
   std::vector<std::pair<verbs::Fault, std::string>> faults_;
 };
