@@ -121,7 +121,8 @@ void print_device_report(const Report& r, std::ostream& out) {
     out << fmt::format("  rule {} ({}): {}\n", f.rule_id, f.source, f.statement);
     out << fmt::format("  {} => device {}; the specification: {}\n", f.op, f.device_outcome, f.expected_outcome);
     if (!f.signature.empty()) out << fmt::format("  where: {}\n", f.signature);
-    if (!f.kernel.empty()) out << fmt::format("  the kernel reported:\n{}", indent(f.kernel, "    "));
+    if (!f.kernel.empty())
+      out << fmt::format("  the kernel reported, as {} ran:\n{}", f.kernel_trace, indent(f.kernel, "    "));
     out << fmt::format("  shows on: {}{}\n", join(f.devices),
                        f.absent_on.empty() ? "" : "; absent on: " + join(f.absent_on));
     std::string tr;
@@ -356,7 +357,9 @@ small{color:#666}
                      f.absent_on.empty() ? "" : "; absent on: " + xml_escape(join(f.absent_on)));
     std::string tr;
     for (const auto& t : f.traces) tr += fmt::format("{}{} op {}", tr.empty() ? "" : ", ", t.trace, t.op + 1);
-    if (!f.kernel.empty()) h += fmt::format("<p>the kernel reported:</p><pre>{}</pre>\n", xml_escape(f.kernel));
+    if (!f.kernel.empty())
+      h += fmt::format("<p>the kernel reported, as {} ran:</p><pre>{}</pre>\n", xml_escape(f.kernel_trace),
+                       xml_escape(f.kernel));
     h += fmt::format("<p><small>traces: {}</small></p>\n", xml_escape(tr));
     h += fmt::format("<p>reproducer ({}):</p><pre>{}</pre>\n", xml_escape(shrink_line(f)),
                      xml_escape(print_text(f.reproducer)));

@@ -112,12 +112,14 @@ TEST(DeviceReport, WhatTheKernelReportedIsShownWhereItBelongs) {
   f.severity = Severity::hang;
   f.summary = "ibv_destroy_qp does not return";
   f.kernel = cols[0].traces[0].kernel;
+  f.kernel_trace = cols[0].traces[0].trace;
   f.devices = {cols[0].label};
   const Report r{cols, judged, corpus, {f}, {}, {}, {1.0}};
   std::ostringstream text;
   print_device_report(r, text);
   const std::string t = text.str();
-  EXPECT_NE(t.find("  the kernel reported:\n    WARNING: at rxe_pool.c:255 __rxe_cleanup+0x118/0x160\n"),
+  EXPECT_NE(t.find("  the kernel reported, as 038_type2_destroy_qp.mwt ran:\n"
+                   "    WARNING: at rxe_pool.c:255 __rxe_cleanup+0x118/0x160\n"),
             std::string::npos) << t;
   EXPECT_NE(t.find("== the kernel reported on softroce 6.1.0-56-amd64, as traces with no finding ran ==\n"
                    "  001_resources_basic.mwt:\n    WARNING: at rxe_qp.c:1 elsewhere+0x1/0x2\n"),
@@ -127,7 +129,9 @@ TEST(DeviceReport, WhatTheKernelReportedIsShownWhereItBelongs) {
   const std::string j = device_json(r);
   EXPECT_EQ(count(j, "\"kernel\": \"WARNING: at rxe_pool.c:255"), 2u) << j;  // the finding's and its trace's
   EXPECT_EQ(count(j, "\"kernel\": \"WARNING: at rxe_qp.c:1"), 1u) << j;
-  EXPECT_NE(device_html(r, "").find("<p>the kernel reported:</p><pre>WARNING: at rxe_pool.c:255"), std::string::npos);
+  EXPECT_NE(device_html(r, "").find("<p>the kernel reported, as 038_type2_destroy_qp.mwt ran:</p><pre>WARNING: at "
+                                    "rxe_pool.c:255"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ nlohmann::ordered_json to_json(const Finding& f) {
   j["device_runs"] = f.runs;
   j["minimal"] = f.minimal;
   if (!f.shrink_note.empty()) j["shrink_note"] = f.shrink_note;
-  if (!f.kernel.empty()) j["kernel"] = f.kernel;
+  if (!f.kernel.empty()) j["kernel"] = f.kernel, j["kernel_trace"] = f.kernel_trace;
   j["exports"] = f.exports;
   return j;
 }

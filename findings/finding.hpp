@@ -96,6 +96,7 @@ struct Finding {
   std::string device_outcome, expected_outcome;
   std::string signature;
   std::string kernel;                   // what the kernel reported as a trace of it ran (WARNINGs, oopses)
+  std::string kernel_trace;             // ... that trace (its reproducer may not make the kernel report)
   std::string yardstick;                // the profile it is judged by
   std::vector<std::string> devices;     // labels of the devices where it shows
   std::vector<std::string> absent_on;   // ... and of those where it does not

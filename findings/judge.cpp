@@ -64,7 +64,7 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
       const auto t = std::find_if(col.traces.begin(), col.traces.end(),
                                   [&](const DeviceTrace& d) { return d.trace == r.trace && !d.kernel.empty(); });
       if (t != col.traces.end()) {
-        f.kernel = t->kernel;
+        f.kernel = t->kernel, f.kernel_trace = t->trace;
         break;
       }
     }

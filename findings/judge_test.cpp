@@ -157,6 +157,7 @@ TEST(Judge, WhatTheKernelReportedCrossesTheStreamToItsFinding) {
   ASSERT_EQ(j.findings.size(), 1u);
   ASSERT_EQ(j.findings[0].traces.at(0).trace, "035_type2_local_inv.mwt");
   EXPECT_EQ(j.findings[0].kernel, "WARNING: at a.c:1 f+0x1/0x2\n");
+  EXPECT_EQ(j.findings[0].kernel_trace, "035_type2_local_inv.mwt");
   EXPECT_EQ(to_json(j.findings[0]).value("kernel", ""), "WARNING: at a.c:1 f+0x1/0x2\n");
   // Without it, the finding has none, and its JSON no such field.
   const DeviceJudgment none = judge_device(col, c, default_yardsticks());
