@@ -3,8 +3,8 @@
 #include <sys/wait.h>
 
 #include <cerrno>
-#include <vector>
 #include <thread>
+#include <vector>
 
 namespace mwc {
 

@@ -39,7 +39,8 @@ KernelLog::~KernelLog() {
 std::string KernelLog::read_new() {
   std::string out;
   if (fd_ < 0) return out;
-  // One record per read; a record is at most a page or so.
+  // One record per read; a record is at most 8 KiB (the kernel's
+  // CONSOLE_EXT_LOG_MAX), so none is too long for the buffer.
   std::array<char, 8192> buf{};
   for (;;) {
     const ssize_t n = read(fd_, buf.data(), buf.size());
