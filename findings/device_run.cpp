@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "adapters/kernel_watch.hpp"
+#include "adapters/kernel/kernel_watch.hpp"
 #include "adapters/softroce/vm.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/text_codec.hpp"

@@ -23,7 +23,7 @@ struct DeviceTrace {
   std::vector<Outcome> outcomes;
   std::string note;  // a crash or hang, as the device backend saw it
   // What the kernel reported (WARNINGs, oopses) that is this trace's
-  // (adapters/kernel_watch.hpp): each report's account, in order.
+  // (adapters/kernel/kernel_watch.hpp): each report's account, in order.
   std::string kernel;
 };
 
@@ -54,7 +54,7 @@ struct DeviceColumn {
 inline constexpr std::chrono::seconds kTeardownWait{75};
 
 // Runs the corpus on a device of this machine, trace by trace, reading
-// the kernel's log meanwhile where it can (root; adapters/kernel_watch.hpp),
+// the kernel's log meanwhile where it can (root; adapters/kernel/kernel_watch.hpp),
 // up to kTeardownWait past the last trace. When `stream` is set, each
 // result is also printed as a JSON line (the Soft-RoCE guest speaks to the
 // host that way); `progress` shows how far it is when set

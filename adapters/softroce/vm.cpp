@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "adapters/softroce/oops.hpp"
+#include "adapters/kernel/oops.hpp"
 #include "util/install_layout.hpp"
 
 extern char** environ;
@@ -192,15 +192,15 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     b.end = b.console.find("Kernel panic") != std::string::npos ? End::panicked : End::failed;
   if (ready) b.run_s = since(start) - b.boot_s;
   // The op markers say where, not what: the account is the kernel's lines.
-  std::string kernel;
+  std::string kernel_lines;
   std::istringstream all(b.console);
   bool skip = false;
   for (std::string l; std::getline(all, l);) {
     if (l.starts_with(kInputBegin)) skip = true;
-    if (!skip && !l.starts_with(kOpMarker) && !l.starts_with(kAliveMarker)) kernel += l + "\n";
+    if (!skip && !l.starts_with(kOpMarker) && !l.starts_with(kAliveMarker)) kernel_lines += l + "\n";
     if (l.starts_with(kInputEnd)) skip = false;
   }
-  b.console = console_account(kernel);
+  b.console = kernel::console_account(kernel_lines);
   return b;
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace mwc::softroce {
+namespace mwc::kernel {
 
 // Returns the message of one /dev/kmsg record ("PRIO,SEQ,USEC,FLAGS;TEXT"
 // and, on lines of their own that start with a blank, its dictionary) as
@@ -33,4 +33,4 @@ class KernelLog {
   int fd_ = -1;
 };
 
-}  // namespace mwc::softroce
+}  // namespace mwc::kernel

@@ -1,10 +1,10 @@
-#include "adapters/softroce/kmsg.hpp"
+#include "adapters/kernel/kmsg.hpp"
 
 #include <gtest/gtest.h>
 
-#include "adapters/softroce/oops.hpp"
+#include "adapters/kernel/oops.hpp"
 
-namespace mwc::softroce {
+namespace mwc::kernel {
 namespace {
 
 TEST(Kmsg, ARecordGivesItsTextAsConsoleLines) {
@@ -75,4 +75,4 @@ TEST(Kmsg, EachFaultOfALogIsOneReportNamingItsProcess) {
 }
 
 }  // namespace
-}  // namespace mwc::softroce
+}  // namespace mwc::kernel

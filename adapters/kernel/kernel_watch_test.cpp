@@ -1,4 +1,4 @@
-#include "adapters/kernel_watch.hpp"
+#include "adapters/kernel/kernel_watch.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,7 +10,7 @@ namespace mwc {
 namespace {
 
 TEST(KernelWatch, AReportGoesToTheTraceWhoseChildItNames) {
-  const std::vector<softroce::KernelReport> reports = {
+  const std::vector<kernel::KernelReport> reports = {
       {1139, "WARNING: at rxe_pool.c:255 __rxe_cleanup\n"},  // trace 2's child, long after it
       {0, "BUG: soft lockup\n"},                              // no process named
       {77, "WARNING: at other.c:1 f\n"}};                     // a process of no trace

@@ -1,4 +1,4 @@
-// What of a guest kernel's console goes into a report: the same lines for
+// What of a kernel's console or log goes into a report: the same lines for
 // the same crash on every run. A kernel log line carries its time since
 // boot, and an oops the registers and stack addresses of that run; neither
 // says what crashed, and both make two runs of an unchanged device differ.
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace mwc::softroce {
+namespace mwc::kernel {
 
 // Returns `line` without its kernel timestamp ("[    4.807081] ").
 std::string_view without_timestamp(std::string_view line);
@@ -45,4 +45,4 @@ std::string_view last_lines(std::string_view console, int n);
 // stayed silent) gives an empty account, never an error.
 std::string console_account(std::string_view console);
 
-}  // namespace mwc::softroce
+}  // namespace mwc::kernel

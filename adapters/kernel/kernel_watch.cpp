@@ -1,4 +1,4 @@
-#include "adapters/kernel_watch.hpp"
+#include "adapters/kernel/kernel_watch.hpp"
 
 #include <sys/wait.h>
 
@@ -8,7 +8,7 @@
 
 namespace mwc {
 
-std::vector<TraceReport> attribute(const std::vector<softroce::KernelReport>& reports,
+std::vector<TraceReport> attribute(const std::vector<kernel::KernelReport>& reports,
                                    const std::map<int, size_t>& child_of, size_t current, bool take_unnamed) {
   std::vector<TraceReport> out;
   for (const auto& r : reports) {
@@ -22,7 +22,7 @@ std::vector<TraceReport> attribute(const std::vector<softroce::KernelReport>& re
 KernelWatch::KernelWatch(bool take_unnamed) : take_unnamed_(take_unnamed) {}
 
 std::vector<TraceReport> KernelWatch::read_now() {
-  return attribute(softroce::kernel_reports(log_.read_new()), child_of_, current_, take_unnamed_);
+  return attribute(kernel::kernel_reports(log_.read_new()), child_of_, current_, take_unnamed_);
 }
 
 std::vector<TraceReport> KernelWatch::after_trace(size_t i, int pid) {

@@ -1,4 +1,4 @@
-#include "adapters/softroce/kmsg.hpp"
+#include "adapters/kernel/kmsg.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <array>
 #include <cerrno>
 
-namespace mwc::softroce {
+namespace mwc::kernel {
 
 std::string kmsg_text(std::string_view record) {
   const size_t semi = record.find(';');
@@ -54,4 +54,4 @@ std::string KernelLog::read_new() {
   }
 }
 
-}  // namespace mwc::softroce
+}  // namespace mwc::kernel

@@ -1,10 +1,10 @@
-#include "adapters/softroce/oops.hpp"
+#include "adapters/kernel/oops.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace mwc::softroce {
+namespace mwc::kernel {
 namespace {
 
 // Two runs of the same crash (6.1's __rxe_put on LOCAL_INV): times, PIDs,
@@ -116,4 +116,4 @@ TEST(Oops, AnAccountStartsWhereTheSummarySeesAnOops) {
 }
 
 }  // namespace
-}  // namespace mwc::softroce
+}  // namespace mwc::kernel

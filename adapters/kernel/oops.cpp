@@ -1,9 +1,9 @@
-#include "adapters/softroce/oops.hpp"
+#include "adapters/kernel/oops.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-namespace mwc::softroce {
+namespace mwc::kernel {
 namespace {
 
 bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -148,4 +148,4 @@ std::string console_account(std::string_view console) {
   return oops_summary(last_lines(console, 30));
 }
 
-}  // namespace mwc::softroce
+}  // namespace mwc::kernel

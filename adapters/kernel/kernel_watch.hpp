@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "adapters/softroce/kmsg.hpp"
-#include "adapters/softroce/oops.hpp"
+#include "adapters/kernel/kmsg.hpp"
+#include "adapters/kernel/oops.hpp"
 
 namespace mwc {
 
@@ -26,7 +26,7 @@ struct TraceReport {
 // Returns `reports` told to their traces: the one `child_of` maps the
 // report's process to, else `current` when `take_unnamed`, else none
 // (left out).
-std::vector<TraceReport> attribute(const std::vector<softroce::KernelReport>& reports,
+std::vector<TraceReport> attribute(const std::vector<kernel::KernelReport>& reports,
                                    const std::map<int, size_t>& child_of, size_t current, bool take_unnamed);
 
 class KernelWatch {
@@ -47,7 +47,7 @@ class KernelWatch {
 
  private:
   std::vector<TraceReport> read_now();
-  softroce::KernelLog log_;
+  kernel::KernelLog log_;
   bool take_unnamed_;
   std::map<int, size_t> child_of_;
   size_t current_ = 0;
