@@ -906,7 +906,9 @@ static struct mwc_outcome mwc_bind(struct mwc_rt *rt, unsigned qp, unsigned mwh,
     wr.bind_mw.rkey = mwc_with_key_byte(w->cur, b);
     wr.bind_mw.bind_info = info;
     o = mwc_post(rt, q, &wr, "IBV_WC_BIND_MW", flags, &st);
-    if (strcmp(o.ret, "OK") == 0) w->cur = wr.bind_mw.rkey; /* the consumer's copy */
+    /* The consumer's copy is the window's own rkey field, as ibv_bind_mw
+     * keeps it: the provider names the window by it in the next bind. */
+    if (strcmp(o.ret, "OK") == 0) w->cur = w->mw->rkey = wr.bind_mw.rkey;
   }
   if (w->cur != before) w->prev = before;
   if (strcmp(o.ret, "OK") == 0 && st == IBV_WC_SUCCESS) {

@@ -165,7 +165,13 @@ Outcome Session::bind(uint32_t qp, uint32_t mw, uint32_t mr, const Arg& addr, ui
     wr.bind_mw.rkey = book_.wr_rkey(mw, *key);
     wr.bind_mw.bind_info = info;
     o = post(q, wr, WcOpcode::kIBV_WC_BIND_MW, flags, &st);
-    if (o.ret == Result::kOK) book_.set_cur(mw, wr.bind_mw.rkey);  // the consumer's copy
+    if (o.ret == Result::kOK) {
+      // The consumer's copy is the window's own rkey field, as ibv_bind_mw
+      // keeps it: a provider names the window by it in the next bind (rxe
+      // refuses a bind whose mw->rkey is not the window's current key).
+      w.mw->rkey = wr.bind_mw.rkey;
+      book_.set_cur(mw, wr.bind_mw.rkey);
+    }
   }
   if (o.ret == Result::kOK && st == WcStatus::kIBV_WC_SUCCESS)
     o.key = book_.bound(mw, mr, info.addr, len, access);
