@@ -505,15 +505,16 @@ std::vector<Finding> merge(const std::vector<std::vector<Finding>>& per_device,
       }
       for (const auto& d : f.devices)
         if (std::find(it->devices.begin(), it->devices.end(), d) == it->devices.end()) it->devices.push_back(d);
-      // The shorter reproducer wins; what a kernel reported is kept from either.
-      const bool mine = !it->kernel.empty();
-      const std::string kernel = mine ? it->kernel : f.kernel, kernel_trace = mine ? it->kernel_trace : f.kernel_trace;
+      // The shorter reproducer wins; what a kernel reported (and as which
+      // trace ran) is kept from either.
+      const Finding& told = it->kernel.empty() ? f : *it;
+      std::string kernel = told.kernel, kernel_trace = told.kernel_trace;
       if (f.reproducer.ops.size() < it->reproducer.ops.size()) {
         auto devices = it->devices;
         *it = f;
         it->devices = std::move(devices);
       }
-      it->kernel = kernel, it->kernel_trace = kernel_trace;
+      it->kernel = std::move(kernel), it->kernel_trace = std::move(kernel_trace);
     }
   for (Finding& f : r)
     for (const auto& l : labels)

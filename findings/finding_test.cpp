@@ -270,6 +270,19 @@ TEST(Group, OneRootCauseIsOneFindingWithTheShortestReproducer) {
   const auto m = merge({fs, {}}, {"dev", "other"});
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].absent_on, std::vector<std::string>{"other"});
+  // Two devices show it: the shorter reproducer wins, and what one's kernel
+  // reported stays, with the trace it came from.
+  Finding warned = fs[0], shorter = fs[0];
+  warned.devices = {"dev"}, warned.kernel = "WARNING: at a.c:1 f\n", warned.kernel_trace = "b.mwt";
+  shorter.devices = {"other"}, shorter.reproducer.ops.pop_back();
+  const std::vector<std::string> labels = {"dev", "other"};
+  for (const auto& both : {merge({{warned}, {shorter}}, labels), merge({{shorter}, {warned}}, labels)}) {
+    ASSERT_EQ(both.size(), 1u);
+    EXPECT_EQ(both[0].reproducer.ops.size(), 4u);
+    EXPECT_EQ(both[0].kernel, "WARNING: at a.c:1 f\n");
+    EXPECT_EQ(both[0].kernel_trace, "b.mwt");
+    EXPECT_TRUE(both[0].absent_on.empty());
+  }
 }
 
 }  // namespace
