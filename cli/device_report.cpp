@@ -66,6 +66,14 @@ std::string indent(const std::string& text, const std::string& pad) {
   return o;
 }
 
+// Returns the line that says a finding's kernel report is another's: it
+// came as the trace's process exited (Finding::kernel_same_as).
+std::string exit_report_line(const Finding& f) {
+  return fmt::format("the kernel reported, as {}'s process exited, what {} shows ({}): the exit's cleanup "
+                     "reached that bug, not this finding's op",
+                     f.kernel_trace, f.kernel_same_as, f.kernel.substr(0, f.kernel.find('\n')));
+}
+
 // Returns the rules whose verdict differs between two devices.
 std::vector<std::string> rule_changes(const DeviceJudgment& a, const DeviceJudgment& b) {
   std::vector<std::string> r;
@@ -121,7 +129,9 @@ void print_device_report(const Report& r, std::ostream& out) {
     out << fmt::format("  rule {} ({}): {}\n", f.rule_id, f.source, f.statement);
     out << fmt::format("  {} => device {}; the specification: {}\n", f.op, f.device_outcome, f.expected_outcome);
     if (!f.signature.empty()) out << fmt::format("  where: {}\n", f.signature);
-    if (!f.kernel.empty())
+    if (!f.kernel_same_as.empty())
+      out << fmt::format("  {}\n", exit_report_line(f));
+    else if (!f.kernel.empty())
       out << fmt::format("  the kernel reported, as {} ran:\n{}", f.kernel_trace, indent(f.kernel, "    "));
     out << fmt::format("  shows on: {}{}\n", join(f.devices),
                        f.absent_on.empty() ? "" : "; absent on: " + join(f.absent_on));
@@ -357,7 +367,9 @@ small{color:#666}
                      f.absent_on.empty() ? "" : "; absent on: " + xml_escape(join(f.absent_on)));
     std::string tr;
     for (const auto& t : f.traces) tr += fmt::format("{}{} op {}", tr.empty() ? "" : ", ", t.trace, t.op + 1);
-    if (!f.kernel.empty())
+    if (!f.kernel_same_as.empty())
+      h += fmt::format("<p>{}</p>\n", xml_escape(exit_report_line(f)));
+    else if (!f.kernel.empty())
       h += fmt::format("<p>the kernel reported, as {} ran:</p><pre>{}</pre>\n", xml_escape(f.kernel_trace),
                        xml_escape(f.kernel));
     h += fmt::format("<p><small>traces: {}</small></p>\n", xml_escape(tr));

@@ -134,5 +134,33 @@ TEST(DeviceReport, WhatTheKernelReportedIsShownWhereItBelongs) {
             std::string::npos);
 }
 
+// A report that came as a trace's process exited, and that another finding
+// shows from a verb, is named as that finding's, in one line.
+TEST(DeviceReport, AReportFromAProcesssExitPointsToItsFinding) {
+  std::vector<DeviceColumn> cols(1);
+  cols[0].label = "softroce 6.1.0-56-amd64";
+  cols[0].traces = {{"002_quiet.mwt", {}, "", ""}};
+  const std::vector<CorpusTrace> corpus = {{"002_quiet.mwt", {}}};
+  const std::vector<DeviceJudgment> judged = {judge_device(cols[0], corpus, default_yardsticks())};
+  Finding f;
+  f.id = "F8dfd6a1d";
+  f.severity = Severity::crash;
+  f.kernel = "WARNING: at rxe_pool.c:255 __rxe_cleanup+0x118/0x160\nCall Trace:\n do_exit+0x381/0xb10\n";
+  f.kernel_trace = "116_zero_length_type2_bound.mwt";
+  f.kernel_same_as = "F262880bf";
+  f.devices = {cols[0].label};
+  const Report r{cols, judged, corpus, {f}, {}, {}, {1.0}};
+  std::ostringstream text;
+  print_device_report(r, text);
+  const std::string line =
+      "the kernel reported, as 116_zero_length_type2_bound.mwt's process exited, what F262880bf shows (WARNING: at "
+      "rxe_pool.c:255 __rxe_cleanup+0x118/0x160): the exit's cleanup reached that bug, not this finding's op";
+  EXPECT_NE(text.str().find("  " + line + "\n"), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().find("do_exit"), std::string::npos) << text.str();
+  const std::string html = device_html(r, "");
+  EXPECT_NE(html.find("<p>" + line + "</p>"), std::string::npos);
+  EXPECT_EQ(html.find("do_exit"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mwc::cli

@@ -34,6 +34,7 @@ nlohmann::ordered_json to_json(const Finding& f) {
   j["minimal"] = f.minimal;
   if (!f.shrink_note.empty()) j["shrink_note"] = f.shrink_note;
   if (!f.kernel.empty()) j["kernel"] = f.kernel, j["kernel_trace"] = f.kernel_trace;
+  if (!f.kernel_same_as.empty()) j["kernel_same_as"] = f.kernel_same_as;
   j["exports"] = f.exports;
   return j;
 }

@@ -9,6 +9,8 @@
 #include "adapters/divergence.hpp"
 #include "adapters/isolate.hpp"
 #include "adapters/minimize.hpp"
+#include "compare/run.hpp"
+#include "refmodel/rules.hpp"
 #include "refmodel/text_codec.hpp"
 
 namespace mwc::findings {
@@ -365,6 +367,38 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
 
 namespace {
 
+// Leaves op's access flags a window may not carry out (op is a bind of
+// view V); returns the remote rights left.
+template <class V>
+uint32_t window_flags_only(Op& op) {
+  V b{op};
+  b.access &= rules::kWindowFlags;
+  op = b.to_op();
+  return b.access & ~uint32_t{acc::ZERO_BASED};
+}
+
+}  // namespace
+
+bool grants_nothing_refused(const Trace& t, const Symptom& s, const Profile& y) {
+  if (s.verdict != Verdict::finding || s.op >= t.ops.size() || s.model.rule != Rule::bind_mw_access ||
+      !grants(t.ops[s.op], s.device))
+    return false;
+  Trace u = t;  // up to the bind, with only a window's flags
+  u.ops.resize(s.op + 1);
+  u.expects.clear(), u.comments.clear(), u.lines.clear();
+  Op& op = u.ops[s.op];
+  uint32_t rights = 0;
+  switch (op.code) {
+    case OpCode::bind_mw: rights = window_flags_only<args::bind_mw>(op); break;
+    case OpCode::wr_bind_mw: rights = window_flags_only<args::wr_bind_mw>(op); break;
+    case OpCode::det_bind: rights = window_flags_only<args::det_bind>(op); break;
+    default: return false;
+  }
+  return rights == 0 || grants(op, run_model(u, y)[s.op]);
+}
+
+namespace {
+
 // Two bind outcomes that differ only in the window's key byte, in words:
 // a key that moves means the bind took effect, one that stays means the
 // device (or the specification) refused it.
@@ -508,13 +542,14 @@ std::vector<Finding> merge(const std::vector<std::vector<Finding>>& per_device,
       // The shorter reproducer wins; what a kernel reported (and as which
       // trace ran) is kept from either.
       const Finding& told = it->kernel.empty() ? f : *it;
-      std::string kernel = told.kernel, kernel_trace = told.kernel_trace;
+      std::string kernel = told.kernel, kernel_trace = told.kernel_trace, same_as = told.kernel_same_as;
       if (f.reproducer.ops.size() < it->reproducer.ops.size()) {
         auto devices = it->devices;
         *it = f;
         it->devices = std::move(devices);
       }
       it->kernel = std::move(kernel), it->kernel_trace = std::move(kernel_trace);
+      it->kernel_same_as = std::move(same_as);
     }
   for (Finding& f : r)
     for (const auto& l : labels)

@@ -13,6 +13,7 @@
 
 #include "findings/device_run.hpp"
 #include "refmodel/outcome.hpp"
+#include "refmodel/profile.hpp"
 #include "refmodel/trace.hpp"
 
 namespace mwc::findings {
@@ -68,6 +69,14 @@ struct Symptom {
 Symptom classify(const Trace& t, const std::vector<Outcome>& device,
                  const std::vector<Outcome>& model, const std::string& note);
 
+// Returns whether symptom `s` of trace `t` is a bind the device made where
+// yardstick `y` refuses it only for flags a window may not carry
+// (bind.mw_access): `y` makes the same bind with those flags left out, or
+// the window carries no remote right. Such a device lacks a check of the
+// flags; it grants the peer no right the specification refuses, so the
+// finding is one of conformance, not security.
+bool grants_nothing_refused(const Trace& t, const Symptom& s, const Profile& y);
+
 // Returns an outcome's class, as finding keys name it: its text with the
 // key byte's value left out ("OK +key": a bind that reported a key).
 std::string outcome_class(Outcome o);
@@ -97,6 +106,7 @@ struct Finding {
   std::string signature;
   std::string kernel;                   // what the kernel reported as a trace of it ran (WARNINGs, oopses)
   std::string kernel_trace;             // ... that trace (its reproducer may not make the kernel report)
+  std::string kernel_same_as;           // the finding whose report that is, when it came at the process's exit
   std::string yardstick;                // the profile it is judged by
   std::vector<std::string> devices;     // labels of the devices where it shows
   std::vector<std::string> absent_on;   // ... and of those where it does not

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "adapters/divergence.hpp"
+#include "adapters/kernel/oops.hpp"
 #include "compare/run.hpp"
 
 namespace mwc::findings {
@@ -11,9 +12,12 @@ namespace {
 std::vector<Symptom> symptoms_of(const DeviceColumn& col, const std::vector<CorpusTrace>& corpus,
                                  const Profile& y) {
   std::vector<Symptom> s;
-  for (size_t t = 0; t < corpus.size() && t < col.traces.size(); ++t)
+  for (size_t t = 0; t < corpus.size() && t < col.traces.size(); ++t) {
     s.push_back(classify(corpus[t].trace, col.traces[t].outcomes, run_model(corpus[t].trace, y),
                          col.traces[t].note));
+    if (s.back().severity == Severity::security && grants_nothing_refused(corpus[t].trace, s.back(), y))
+      s.back().severity = Severity::conformance;
+  }
   return s;
 }
 
@@ -31,6 +35,47 @@ std::vector<CorpusTrace> as_granted(const std::vector<CorpusTrace>& corpus, cons
       c.trace = with_granted_depths(c.trace, col.send_depths);
   }
   return r;
+}
+
+// Returns a report's first line: what the kernel reported and where (a
+// WARNING's file, line and function, an oops's BUG line), the same on
+// every run of one kernel.
+std::string_view report_site(std::string_view account) { return account.substr(0, account.find('\n')); }
+
+// Returns whether a report came as its process exited: its call trace runs
+// through do_exit, the kernel closing what the process left open (the
+// verbs of a process that crashed), not a verb the process called.
+bool at_exit(std::string_view account) {
+  for (size_t at = account.find("do_exit+"); at != std::string_view::npos; at = account.find("do_exit+", at + 1))
+    if (at > 0 && (account[at - 1] == ' ' || account[at - 1] == '\n')) return true;
+  return false;
+}
+
+// Names, for each finding whose kernel reports all came at its trace's
+// process's exit, another finding that shows the same reports from a verb
+// (kernel_same_as): the exit's cleanup reached that finding's bug (rxe's
+// __rxe_cleanup WARNING as a crashed process's QP with a bound type 2
+// window is destroyed), not this finding's op.
+void name_exit_reports(std::vector<Finding>& fs) {
+  const auto reports = [](const Finding& f) { return kernel::kernel_reports(f.kernel); };
+  for (Finding& f : fs) {
+    const auto mine = reports(f);
+    if (mine.empty() || !std::all_of(mine.begin(), mine.end(), [](const auto& r) { return at_exit(r.account); }))
+      continue;
+    for (const Finding& g : fs) {
+      if (&g == &f) continue;
+      const auto theirs = reports(g);
+      const auto shown = [&](const kernel::KernelReport& r) {
+        return std::any_of(theirs.begin(), theirs.end(), [&](const kernel::KernelReport& o) {
+          return !at_exit(o.account) && report_site(o.account) == report_site(r.account);
+        });
+      };
+      if (std::all_of(mine.begin(), mine.end(), shown)) {
+        f.kernel_same_as = g.id;
+        break;
+      }
+    }
+  }
 }
 
 size_t conforming(const std::vector<Symptom>& s) {
@@ -68,6 +113,7 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
         break;
       }
     }
+  name_exit_reports(j.findings);
 
   // The descriptive part: how each profile, as it stands, explains the device.
   j.rules.assign(kRuleCount, RuleRow{});

@@ -3,6 +3,8 @@
 // for one with a known bug.
 #include "findings/judge.hpp"
 
+#include <algorithm>
+
 #include "findings/baseline.hpp"
 
 #include <gtest/gtest.h>
@@ -89,6 +91,29 @@ TEST(Judge, AKnownBugIsASecurityFinding) {
   EXPECT_GT(j.rules[static_cast<int>(Rule::remote_rkey)].failed, 0u);
 }
 
+TEST(Judge, AWindowFlagNoRightNeedsIsAMissingCheckNotAGrant) {
+  // rxe binds a window with LOCAL_WRITE among its flags (mw_access=any): the
+  // window grants REMOTE_READ, which the same bind without LOCAL_WRITE gets.
+  const auto c = corpus({"103_knob_mw_access.mwt"});
+  const DeviceJudgment j = judged("profile:rxe", c);
+  ASSERT_TRUE(has(j, Severity::conformance, "bind.mw_access"));
+  EXPECT_FALSE(has(j, Severity::security, "bind.mw_access"));
+  // The same flag beside REMOTE_WRITE on an MR without LOCAL_WRITE: the
+  // specification refuses the window's right too (C10-74), so a device that
+  // binds it grants what the specification refuses.
+  const char* text =
+      "buf b0 len=4096\nalloc_pd p0\nreg_mr m0 pd=p0 addr=b0 len=4096 access=LOCAL_READ|REMOTE_READ|MW_BIND\n"
+      "alloc_mw w0 pd=p0\ncreate_qp q0 pd=p0\nbind_mw q0 w0 mr=m0 addr=b0 len=64 access=LOCAL_WRITE|REMOTE_WRITE\n";
+  const std::vector<CorpusTrace> w{{"write.mwt", std::get<Trace>(parse_text(text))}};
+  auto dev = backend("profile:verbs");
+  DeviceColumn col = run_device_corpus(*dev, w, nullptr, nullptr);
+  ASSERT_EQ(col.traces[0].outcomes.size(), 6u);
+  col.traces[0].outcomes[5] = Outcome{};  // bound: OK key=+1
+  col.traces[0].outcomes[5].key = 1;
+  const DeviceJudgment k = judge_device(col, w, default_yardsticks());
+  EXPECT_TRUE(has(k, Severity::security, "bind.mw_access")) << (k.findings.empty() ? "" : k.findings[0].summary);
+}
+
 TEST(Judge, UnsupportedVerbsAreListedNotFailed) {
   const auto c = corpus({"060_det_bind_ok.mwt"});
   auto det = backend("profile:det");
@@ -164,6 +189,44 @@ TEST(Judge, WhatTheKernelReportedCrossesTheStreamToItsFinding) {
   ASSERT_EQ(none.findings.size(), 1u);
   EXPECT_EQ(none.findings[0].kernel, "");
   EXPECT_FALSE(to_json(none.findings[0]).contains("kernel"));
+}
+
+TEST(Judge, AReportFromAProcesssExitNamesTheFindingWhoseBugItIs) {
+  // Two findings on two traces; the kernel reports one WARNING as the first
+  // trace's verb ran and the same as the second trace's process exited
+  // (rxe's __rxe_cleanup, as a crashed process's QP is destroyed).
+  const auto& c = whole();
+  auto dev = backend("profile:rxe");
+  DeviceColumn col = run_device_corpus(*dev, c, nullptr, nullptr);
+  const DeviceJudgment plain = judge_device(col, c, default_yardsticks());
+  ASSERT_GE(plain.findings.size(), 2u);
+  const Finding &a = plain.findings[0], &b = plain.findings[1];
+  ASSERT_NE(a.traces[0].trace, b.traces[0].trace);
+  const auto trace = [&](const Finding& f) -> DeviceTrace& {
+    return *std::find_if(col.traces.begin(), col.traces.end(),
+                         [&](const DeviceTrace& d) { return d.trace == f.traces[0].trace; });
+  };
+  const std::string warn = "WARNING: at rxe_pool.c:255 __rxe_cleanup+0x118/0x160 [rdma_rxe]\nCall Trace:\n"
+                           " rxe_destroy_qp+0x26/0x30 [rdma_rxe]\n";
+  trace(a).kernel = warn + " ib_uverbs_ioctl+0xbe/0x130 [ib_uverbs]\n";
+  trace(b).kernel = warn + " ib_uverbs_close+0x1f/0xb0 [ib_uverbs]\n do_exit+0x381/0xb10\n";
+  const auto by_id = [](const DeviceJudgment& j, const std::string& id) {
+    return *std::find_if(j.findings.begin(), j.findings.end(), [&](const Finding& f) { return f.id == id; });
+  };
+  DeviceJudgment j = judge_device(col, c, default_yardsticks());
+  EXPECT_EQ(by_id(j, a.id).kernel_same_as, "");
+  EXPECT_EQ(by_id(j, b.id).kernel_same_as, a.id);
+  EXPECT_EQ(by_id(j, b.id).kernel, trace(b).kernel);  // kept whole, for report.json
+  EXPECT_EQ(to_json(by_id(j, b.id)).value("kernel_same_as", ""), a.id);
+  // A report from the exit that no other finding shows stays its own.
+  trace(b).kernel = "WARNING: at rxe_mw.c:1 elsewhere+0x1/0x2 [rdma_rxe]\nCall Trace:\n do_exit+0x381/0xb10\n";
+  j = judge_device(col, c, default_yardsticks());
+  EXPECT_EQ(by_id(j, b.id).kernel_same_as, "");
+  EXPECT_FALSE(to_json(by_id(j, b.id)).contains("kernel_same_as"));
+  // So does one from a verb, even where another finding shows the same.
+  trace(b).kernel = trace(a).kernel;
+  j = judge_device(col, c, default_yardsticks());
+  EXPECT_EQ(by_id(j, b.id).kernel_same_as, "");
 }
 
 }  // namespace

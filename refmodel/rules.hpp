@@ -133,13 +133,16 @@ typename D::Bool mw_read_backed(typename D::U64 mw_access, typename D::U64 mr_ac
                                                has_all<D>(mr_access, acc::LOCAL_READ));
 }
 
+// The access flags ibv_bind_mw(3) lets a window carry: its remote rights
+// and ZERO_BASED.
+inline constexpr uint32_t kWindowFlags =
+    acc::REMOTE_WRITE | acc::REMOTE_READ | acc::REMOTE_ATOMIC | acc::ZERO_BASED;
+
 // bind.mw_access (knob mw_access): returns whether a window may carry these
 // access flags.
 template <class D>
 typename D::Bool mw_access_allowed(typename D::U64 mw_access, uint8_t knob) {
-  constexpr uint64_t kWindowFlags =
-      acc::REMOTE_WRITE | acc::REMOTE_READ | acc::REMOTE_ATOMIC | acc::ZERO_BASED;
-  const auto only_window = (mw_access & D::lit(~kWindowFlags)) == D::lit(0);
+  const auto only_window = (mw_access & D::lit(~uint64_t{kWindowFlags})) == D::lit(0);
   const auto yes = D::lit(0) == D::lit(0);
   if (knob == alt::mw_access::any) return D::decide(RuleFn::mw_access_allowed, yes);
   if (knob == alt::mw_access::remote_only)
