@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adapters/kernel/oops.hpp"
 #include "cli/report.hpp"
 #include "exports/export.hpp"
 #include "findings/shrink.hpp"
@@ -71,7 +72,7 @@ std::string indent(const std::string& text, const std::string& pad) {
 std::string exit_report_line(const Finding& f) {
   return fmt::format("the kernel reported, as {}'s process exited, what {} shows ({}): the exit's cleanup "
                      "reached that bug, not this finding's op",
-                     f.kernel_trace, f.kernel_same_as, f.kernel.substr(0, f.kernel.find('\n')));
+                     f.kernel_trace, f.kernel_same_as, kernel::report_site(f.kernel));
 }
 
 // Returns the rules whose verdict differs between two devices.

@@ -32,14 +32,20 @@ bool is_bind(OpCode c) {
   return c == OpCode::bind_mw || c == OpCode::wr_bind_mw || c == OpCode::det_bind;
 }
 
+// Returns f(the typed view of bind op `op`), or `other` when op is no bind.
+template <class R, class F>
+R on_bind(const Op& op, R other, F f) {
+  switch (op.code) {
+    case OpCode::bind_mw: return f(args::bind_mw{op});
+    case OpCode::wr_bind_mw: return f(args::wr_bind_mw{op});
+    case OpCode::det_bind: return f(args::det_bind{op});
+    default: return other;
+  }
+}
+
 // Returns the length a bind op asks for.
 uint64_t bind_len(const Op& op) {
-  switch (op.code) {
-    case OpCode::bind_mw: return args::bind_mw{op}.len;
-    case OpCode::wr_bind_mw: return args::wr_bind_mw{op}.len;
-    case OpCode::det_bind: return args::det_bind{op}.len;
-    default: return 0;
-  }
+  return on_bind(op, uint64_t{0}, [](const auto& b) { return uint64_t{b.len}; });
 }
 
 // Whether an outcome grants: a remote access that completed, or a bind
@@ -83,12 +89,7 @@ bool errno_open(Rule r) { return r == Rule::mr_range; }
 
 // The window a bind op names, or kNoHandle.
 uint32_t bind_window(const Op& op) {
-  switch (op.code) {
-    case OpCode::bind_mw: return args::bind_mw{op}.mw;
-    case OpCode::wr_bind_mw: return args::wr_bind_mw{op}.mw;
-    case OpCode::det_bind: return args::det_bind{op}.mw;
-    default: return kNoHandle;
-  }
+  return on_bind(op, kNoHandle, [](const auto& b) { return b.mw; });
 }
 
 // Whether an earlier bind of the window that op `at` binds was posted and
@@ -365,20 +366,6 @@ Symptom classify(const Trace& t, const std::vector<Outcome>& device,
   return s;
 }
 
-namespace {
-
-// Leaves op's access flags a window may not carry out (op is a bind of
-// view V); returns the remote rights left.
-template <class V>
-uint32_t window_flags_only(Op& op) {
-  V b{op};
-  b.access &= rules::kWindowFlags;
-  op = b.to_op();
-  return b.access & ~uint32_t{acc::ZERO_BASED};
-}
-
-}  // namespace
-
 bool grants_nothing_refused(const Trace& t, const Symptom& s, const Profile& y) {
   if (s.verdict != Verdict::finding || s.op >= t.ops.size() || s.model.rule != Rule::bind_mw_access ||
       !grants(t.ops[s.op], s.device))
@@ -387,14 +374,12 @@ bool grants_nothing_refused(const Trace& t, const Symptom& s, const Profile& y) 
   u.ops.resize(s.op + 1);
   u.expects.clear(), u.comments.clear(), u.lines.clear();
   Op& op = u.ops[s.op];
-  uint32_t rights = 0;
-  switch (op.code) {
-    case OpCode::bind_mw: rights = window_flags_only<args::bind_mw>(op); break;
-    case OpCode::wr_bind_mw: rights = window_flags_only<args::wr_bind_mw>(op); break;
-    case OpCode::det_bind: rights = window_flags_only<args::det_bind>(op); break;
-    default: return false;
-  }
-  return rights == 0 || grants(op, run_model(u, y)[s.op]);
+  op = on_bind(op, op, [](auto b) {
+    b.access &= rules::kWindowFlags;
+    return b.to_op();
+  });
+  const bool rights = on_bind(op, false, [](const auto& b) { return (b.access & ~uint32_t{acc::ZERO_BASED}) != 0; });
+  return !rights || grants(op, run_model(u, y)[s.op]);
 }
 
 namespace {

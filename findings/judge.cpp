@@ -37,20 +37,6 @@ std::vector<CorpusTrace> as_granted(const std::vector<CorpusTrace>& corpus, cons
   return r;
 }
 
-// Returns a report's first line: what the kernel reported and where (a
-// WARNING's file, line and function, an oops's BUG line), the same on
-// every run of one kernel.
-std::string_view report_site(std::string_view account) { return account.substr(0, account.find('\n')); }
-
-// Returns whether a report came as its process exited: its call trace runs
-// through do_exit, the kernel closing what the process left open (the
-// verbs of a process that crashed), not a verb the process called.
-bool at_exit(std::string_view account) {
-  for (size_t at = account.find("do_exit+"); at != std::string_view::npos; at = account.find("do_exit+", at + 1))
-    if (at > 0 && (account[at - 1] == ' ' || account[at - 1] == '\n')) return true;
-  return false;
-}
-
 // Names, for each finding whose kernel reports all came at its trace's
 // process's exit, another finding that shows the same reports from a verb
 // (kernel_same_as): the exit's cleanup reached that finding's bug (rxe's
@@ -60,14 +46,14 @@ void name_exit_reports(std::vector<Finding>& fs) {
   const auto reports = [](const Finding& f) { return kernel::kernel_reports(f.kernel); };
   for (Finding& f : fs) {
     const auto mine = reports(f);
-    if (mine.empty() || !std::all_of(mine.begin(), mine.end(), [](const auto& r) { return at_exit(r.account); }))
+    if (mine.empty() || !std::all_of(mine.begin(), mine.end(), [](const auto& r) { return kernel::at_exit(r.account); }))
       continue;
     for (const Finding& g : fs) {
       if (&g == &f) continue;
       const auto theirs = reports(g);
       const auto shown = [&](const kernel::KernelReport& r) {
         return std::any_of(theirs.begin(), theirs.end(), [&](const kernel::KernelReport& o) {
-          return !at_exit(o.account) && report_site(o.account) == report_site(r.account);
+          return !kernel::at_exit(o.account) && kernel::report_site(o.account) == kernel::report_site(r.account);
         });
       };
       if (std::all_of(mine.begin(), mine.end(), shown)) {

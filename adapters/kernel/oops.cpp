@@ -123,6 +123,14 @@ std::vector<KernelReport> kernel_reports(std::string_view log) {
   return out;
 }
 
+std::string_view report_site(std::string_view account) { return account.substr(0, account.find('\n')); }
+
+bool at_exit(std::string_view account) {
+  for (size_t at = account.find("do_exit+"); at != std::string_view::npos; at = account.find("do_exit+", at + 1))
+    if (at > 0 && (account[at - 1] == ' ' || account[at - 1] == '\n')) return true;
+  return false;
+}
+
 std::string_view last_lines(std::string_view console, int n) {
   if (n <= 0) return console.substr(console.size());
   // Back over n line ends, and over the console's own last one if it has it.

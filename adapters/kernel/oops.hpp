@@ -34,6 +34,16 @@ struct KernelReport {
 // oops_summary() sees it) up to "---[ end trace" or the next one.
 std::vector<KernelReport> kernel_reports(std::string_view log);
 
+// Returns a report's account's first line: what the kernel reported and
+// where (a WARNING's file, line and function; an oops's BUG line), the
+// same on every run of one kernel.
+std::string_view report_site(std::string_view account);
+
+// Returns whether a report came as its process exited: its call trace runs
+// through do_exit, the kernel closing what the process left open (the
+// verbs of a process that crashed), not a verb the process called.
+bool at_exit(std::string_view account);
+
 // Returns the last `n` lines of `console` (all of it when it has fewer;
 // an empty console gives an empty string).
 std::string_view last_lines(std::string_view console, int n);

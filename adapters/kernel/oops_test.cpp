@@ -115,5 +115,32 @@ TEST(Oops, AnAccountStartsWhereTheSummarySeesAnOops) {
   EXPECT_EQ(console_account(plain), thirty);
 }
 
+// A report's site is its headline, the same whichever CPU and process; a
+// call trace through do_exit (a frame of its own, not a name that ends in
+// it) says the report came as the process exited.
+TEST(Oops, AReportSaysWhereAndWhetherItCameAtTheProcesssExit) {
+  const char* log =
+      "[   70.1] WARNING: CPU: 1 PID: 1139 at drivers/infiniband/sw/rxe/rxe_pool.c:255 __rxe_cleanup+0x118/0x160 [rdma_rxe]\n"
+      "[   70.1] Call Trace:\n"
+      "[   70.1]  rxe_destroy_qp+0x26/0x30 [rdma_rxe]\n"
+      "[   70.1]  do_exit+0x381/0xb10\n"
+      "[   70.1] ---[ end trace 0000000000000000 ]---\n"
+      "[   80.2] WARNING: CPU: 0 PID: 1201 at drivers/infiniband/sw/rxe/rxe_pool.c:255 __rxe_cleanup+0x118/0x160 [rdma_rxe]\n"
+      "[   80.2] Call Trace:\n"
+      "[   80.2]  rxe_destroy_qp+0x26/0x30 [rdma_rxe]\n"
+      "[   80.2]  ib_uverbs_ioctl+0xbe/0x130 [ib_uverbs]\n"
+      "[   80.2]  __do_exit+0x1/0x2\n"
+      "[   80.2] ---[ end trace 0000000000000000 ]---\n";
+  const auto r = kernel_reports(log);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(report_site(r[0].account),
+            "WARNING: at drivers/infiniband/sw/rxe/rxe_pool.c:255 __rxe_cleanup+0x118/0x160 [rdma_rxe]");
+  EXPECT_EQ(report_site(r[0].account), report_site(r[1].account));
+  EXPECT_TRUE(at_exit(r[0].account));
+  EXPECT_FALSE(at_exit(r[1].account));
+  EXPECT_EQ(report_site(""), "");
+  EXPECT_FALSE(at_exit("do_exit+0x1/0x2"));  // no frame: the headline itself
+}
+
 }  // namespace
 }  // namespace mwc::kernel
