@@ -47,6 +47,7 @@ Yardstick fit_yardstick(const std::vector<Observed>& runs, ProfileId base) {
   Yardstick y;
   y.base = base;
   y.profile = profile(base);
+  const Profile normative = y.profile;
   y.knobs.resize(kKnobCount);
   // Twice over the knobs: a reading adopted for one knob can make the
   // traces of another telling.
@@ -77,19 +78,25 @@ Yardstick fit_yardstick(const std::vector<Observed>& runs, ProfileId base) {
       size_t best = y.profile.v[k];
       for (size_t a = 0; a < kd.alts.size(); ++a)
         if (better(a, best)) best = a;
-      const size_t cur = y.profile.v[k];
+      const size_t cur = y.profile.v[k], was = normative.v[k];
+      // What the second pass finds stands, whatever the first adopted:
+      // the readings adopted after it may have taken its evidence away.
+      // With no reading to follow, the base's alternative does.
       if (kp.telling == 0) {
         kp.verdict = "not exercised";
-      } else if (kp.matches[best] == 0 && reach[best] == reach[cur]) {
-        kp.verdict = "none";  // no alternative explains the device any better
+        y.profile.v[k] = static_cast<uint8_t>(was);
+      } else if (kp.matches[best] == 0 && reach[best] == reach[was]) {
+        kp.verdict = "none";  // no alternative explains the device any better than the base's
+        y.profile.v[k] = static_cast<uint8_t>(was);
       } else {
         // The best explanation, even when other knobs keep it from
         // matching to the end: it reaches furthest into the traces.
         kp.follows = static_cast<int>(best);
-        kp.verdict = fmt::format("like {} ({}/{} telling traces)", kd.alts[best].name,
-                                 kp.matches[best], kp.telling);
+        kp.verdict = fmt::format("like {} ({}/{} telling traces{})", kd.alts[best].name, kp.matches[best],
+                                 kp.telling, kp.matches[best] == 0 ? ", but furthest into them" : "");
         if (is_deviation(static_cast<Knob>(k), static_cast<uint8_t>(best))) {
           kp.verdict += ": a deviation";
+          y.profile.v[k] = static_cast<uint8_t>(was);
         } else if (best != cur) {
           y.profile.v[k] = static_cast<uint8_t>(best);
           kp.adopted = true;
@@ -98,8 +105,7 @@ Yardstick fit_yardstick(const std::vector<Observed>& runs, ProfileId base) {
       y.knobs[k] = std::move(kp);
     }
   }
-  const Profile b = profile(base);
-  for (int k = 0; k < kKnobCount; ++k) y.knobs[k].adopted = y.profile.v[k] != b.v[k];
+  for (int k = 0; k < kKnobCount; ++k) y.knobs[k].adopted = y.profile.v[k] != normative.v[k];
   y.profile.name = profile_spec(y.profile, base);
   return y;
 }
