@@ -443,7 +443,7 @@ std::string summarize(const Symptom& s, std::string_view op_name) {
                        verb, to_text(s.device), to_text(s.model), rd.statement);
   if (own_error_flushed(s.device, s.model))
     return fmt::format("a work request that fails completes with IBV_WC_WR_FLUSH_ERR, the status of "
-                       "the requests after a failure, instead of its own error (here {}, {})",
+                       "the requests after a failure, instead of its own error: here {} ({})",
                        to_text(s.model), rd.statement);
   if (op_name == "poll_cq" && s.model.wc_op != WcOpcode::kNONE)
     return fmt::format("the {} completion has status {} where the specification gives {} ({})",

@@ -179,6 +179,10 @@ TEST(Classify, AnErrorReportedAsAFlushIsOneRootCauseWhateverTheOp) {
   EXPECT_EQ(a.severity, Severity::conformance);
   EXPECT_EQ(a.key, b.key);
   EXPECT_NE(summarize(a, "peer_read").find("IBV_WC_WR_FLUSH_ERR"), std::string::npos);
+  // Its own error named, then the rule that gives it.
+  EXPECT_NE(summarize(a, "peer_read").find("instead of its own error: here IBV_WC_REM_ACCESS_ERR ("),
+            std::string::npos)
+      << summarize(a, "peer_read");
 }
 
 TEST(Classify, ARefusedPostThatRunsLaterIsOneFindingAndWhatFollowsIsUnknown) {
