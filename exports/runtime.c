@@ -955,15 +955,32 @@ const char *mwc_wr_local_inv(struct mwc_rt *rt, unsigned qp, struct mwc_rkey rke
   MWC_RETURN(o);
 }
 
+/* Counts the peer's receives that completed: only receives are its news
+   here (each of its own requests was waited for, and one that timed out is
+   nobody's now). */
+static void mwc_reap_peer_recvs(struct mwc_qp *q) {
+  struct ibv_wc wc[16];
+  int n, i;
+  while ((n = ibv_poll_cq(q->pcq, 16, wc)) > 0)
+    for (i = 0; i < n; ++i)
+      if (wc[i].opcode & IBV_WC_RECV) --q->peer_recvs;
+}
+
 const char *mwc_wr_send(struct mwc_rt *rt, unsigned qp, uint64_t len, unsigned flags) {
   struct mwc_qp *q;
   uint8_t data[MWC_INLINE];
   struct ibv_sge sge;
   struct ibv_send_wr wr;
+  int i;
   if (qp >= rt->caps[4] || !rt->qps[qp].qp) MWC_SKIP();
   if (len > MWC_INLINE) MWC_RETURN(mwc_with("UNSUPPORTED", NULL)); /* only inline sends */
   q = &rt->qps[qp];
-  if (q->peer_recvs == 0) mwc_post_recv(rt, q->peer, 1, &q->peer_recvs);
+  /* The peer takes every send, as mwcheck's session has it: its used
+     receives are reaped first (else a second send finds none and ends
+     IBV_WC_RNR_RETRY_EXC_ERR), and two are kept posted, one for a receive
+     whose completion is still on its way. */
+  mwc_reap_peer_recvs(q);
+  for (i = 0; i < 2 && q->peer_recvs < 2; ++i) mwc_post_recv(rt, q->peer, 1, &q->peer_recvs);
   memset(data, 0, sizeof data);
   sge.addr = (uint64_t)(uintptr_t)data;
   sge.length = (uint32_t)len;

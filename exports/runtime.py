@@ -714,7 +714,14 @@ class Runtime:
         if length > INLINE:
             return outcome('UNSUPPORTED')  # only inline sends
         q = self.qps[qp]
-        if q.peer_recvs == 0:
+        # The peer takes every send, as mwcheck's session has it: its used
+        # receives are reaped first (else a second send finds none and ends
+        # IBV_WC_RNR_RETRY_EXC_ERR), and two are kept posted, one for a
+        # receive whose completion is still on its way.
+        self.take_peer_completions(q)
+        for _ in range(2):
+            if q.peer_recvs >= 2:
+                break
             q.peer_recvs += self.post_recv(q.peer, True)
         data = ctypes.create_string_buffer(INLINE)
         sg = [SGE(ctypes.addressof(data), length, 0)] if length else None
@@ -723,18 +730,28 @@ class Runtime:
 
     # ---- the peer's requests ------------------------------------------------------------
 
+    @staticmethod
+    def take_peer_completions(q, wr_id=None):
+        """Takes the peer's completions: counts its receives that completed,
+        and returns the status of its request wr_id once that completes
+        (None before). Receives are its only other news: each of its own
+        requests was waited for, and one that timed out is nobody's now."""
+        while True:
+            n, wcs = q.pcq.poll(16)
+            if n <= 0:
+                return None
+            for wc in wcs[:n]:
+                if wc.opcode & e.IBV_WC_RECV:
+                    q.peer_recvs -= 1
+                elif wr_id is not None and wc.wr_id == wr_id:
+                    return wc.status
+
     def wait_peer(self, q, wr_id):
         end = time.monotonic() + self.op_timeout
         while True:
-            while True:
-                n, wcs = q.pcq.poll(16)
-                if n <= 0:
-                    break
-                for wc in wcs[:n]:
-                    if wc.opcode & e.IBV_WC_RECV:
-                        q.peer_recvs -= 1
-                    elif wc.wr_id == wr_id:
-                        return wc.status
+            status = self.take_peer_completions(q, wr_id)
+            if status is not None:
+                return status
             if time.monotonic() >= end:
                 return None
             time.sleep(0.0001)

@@ -69,11 +69,24 @@ TEST(ExportSoftRoce, ATypeTwoWindowBindsAgainAfterItsInvalidation) {
   EXPECT_TRUE(has(out, "EXPORT-RUN " + dir + "/test_repro.py: exit status 0")) << out;
 }
 
+// Returns what an exported program's run `mine` printed as op n's outcome
+// ("seen:" in the op's block, without a note or a mark), or "".
+std::string seen_at(const std::string& mine, size_t n) {
+  const size_t op = mine.find("[" + std::to_string(n) + "] ");
+  const size_t at = op == std::string::npos ? op : mine.find("seen:", op);
+  if (at == std::string::npos) return "";
+  const size_t from = mine.find_first_not_of(' ', at + 5);
+  const std::string line = mine.substr(from, mine.find('\n', from) - from);
+  return line.substr(0, std::min(line.find(" ("), line.find("   <--")));
+}
+
 // How an exported program (its host path) of finding `id` (shown at op
-// `n`, counted from 1) ended in the guest, in `out` of `mwcheck export
-// --device`: "reproduced", "skipped: WHY" (pyverbs cannot say it), or what
-// it printed instead.
-std::string verdict_of(const std::string& out, const std::string& program, const std::string& id, size_t n) {
+// `n`, counted from 1, where the device gave `device`) ended in the guest,
+// in `out` of `mwcheck export --device`: "reproduced" (shown at that op,
+// with the device's outcome, or by a crash there), "skipped: WHY" (pyverbs
+// cannot say it), or what it printed instead.
+std::string verdict_of(const std::string& out, const std::string& program, const std::string& id, size_t n,
+                       const std::string& device) {
   const std::string at = " at op " + std::to_string(n);
   if (has(out, program + ": CRASH" + at + ": the guest kernel died")) return "reproduced";  // a kernel crash
   const size_t start = out.find("EXPORT-RUN " + program + ": start");
@@ -81,7 +94,11 @@ std::string verdict_of(const std::string& out, const std::string& program, const
   // Up to the line that says how it ended.
   const size_t last = out.find("EXPORT-RUN " + program + ": ", start + 1);
   const std::string mine = out.substr(start, last == std::string::npos ? std::string::npos : out.find('\n', last) - start);
-  if (has(mine, id + ": REPRODUCED" + at)) return "reproduced";
+  // The program does what mwcheck's session did: the same outcome, not
+  // another divergence at the same op.
+  if (has(mine, id + ": REPRODUCED" + at))
+    return seen_at(mine, n) == device ? "reproduced"
+                                      : "reproduced with " + seen_at(mine, n) + " where the device gave " + device;
   // A crash of the process in the op itself, the last one it started.
   if (has(mine, "died of signal 11") && mine.rfind("\n[") != std::string::npos &&
       mine.compare(mine.rfind("\n[") + 2, std::to_string(n).size() + 1, std::to_string(n) + "]") == 0)
@@ -142,12 +159,13 @@ TEST(ExportSoftRoce, EveryFindingOfTheCorpusReproducesFromItsExports) {
     const std::string id = f["id"];
     const size_t n = f["ops"];
     EXPECT_TRUE(f["minimal"].get<bool>()) << id << " not shown 1-minimal: " << f.value("shrink_note", "");
-    const std::string c = verdict_of(ran, (exports / id / "repro").string(), id, n);
+    const std::string device = f["device_outcome"];
+    const std::string c = verdict_of(ran, (exports / id / "repro").string(), id, n, device);
     EXPECT_EQ(c, "reproduced") << id << " (" << f["summary"] << "):\n" << ran;
     // What pyverbs cannot say (a bind without an MR, a bind work request's
     // own key, a window's moved key) its test names and skips; the C
     // program has it.
-    const std::string py = verdict_of(ran, (exports / id / "test_repro.py").string(), id, n);
+    const std::string py = verdict_of(ran, (exports / id / "test_repro.py").string(), id, n, device);
     if (py != "reproduced") {
       EXPECT_TRUE(py.starts_with("skipped: pyverbs cannot bind a window without an MR") ||
                   py.starts_with("skipped: pyverbs cannot choose a bind work request's key") ||
