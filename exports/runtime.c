@@ -955,15 +955,24 @@ const char *mwc_wr_local_inv(struct mwc_rt *rt, unsigned qp, struct mwc_rkey rke
   MWC_RETURN(o);
 }
 
-/* Counts the peer's receives that completed: only receives are its news
-   here (each of its own requests was waited for, and one that timed out is
-   nobody's now). */
-static void mwc_reap_peer_recvs(struct mwc_qp *q) {
+/* Takes the peer's completions: counts its receives that completed, and
+   returns 1 with the status of its request `wr_id` once that completes
+   (want: 1; 0 takes receives only). Receives are its only other news: each
+   of its own requests was waited for, and one that timed out is nobody's
+   now. */
+static int mwc_take_peer_completions(struct mwc_qp *q, int want, uint64_t wr_id, int *st) {
   struct ibv_wc wc[16];
   int n, i;
   while ((n = ibv_poll_cq(q->pcq, 16, wc)) > 0)
-    for (i = 0; i < n; ++i)
-      if (wc[i].opcode & IBV_WC_RECV) --q->peer_recvs;
+    for (i = 0; i < n; ++i) {
+      if (wc[i].opcode & IBV_WC_RECV) {
+        --q->peer_recvs;
+      } else if (want && wc[i].wr_id == wr_id) {
+        *st = wc[i].status;
+        return 1;
+      }
+    }
+  return 0;
 }
 
 const char *mwc_wr_send(struct mwc_rt *rt, unsigned qp, uint64_t len, unsigned flags) {
@@ -979,7 +988,7 @@ const char *mwc_wr_send(struct mwc_rt *rt, unsigned qp, uint64_t len, unsigned f
      receives are reaped first (else a second send finds none and ends
      IBV_WC_RNR_RETRY_EXC_ERR), and two are kept posted, one for a receive
      whose completion is still on its way. */
-  mwc_reap_peer_recvs(q);
+  mwc_take_peer_completions(q, 0, 0, NULL);
   for (i = 0; i < 2 && q->peer_recvs < 2; ++i) mwc_post_recv(rt, q->peer, 1, &q->peer_recvs);
   memset(data, 0, sizeof data);
   sge.addr = (uint64_t)(uintptr_t)data;
@@ -998,21 +1007,8 @@ const char *mwc_wr_send(struct mwc_rt *rt, unsigned qp, uint64_t len, unsigned f
 /* Waits for the peer's completion of `wr_id`; 0 on timeout. */
 static int mwc_wait_peer(struct mwc_rt *rt, struct mwc_qp *q, uint64_t wr_id, int *st) {
   const uint64_t end = mwc_now_ms() + (uint64_t)rt->op_timeout_ms;
-  struct ibv_wc wc[16];
-  int n, i;
   for (;;) {
-    while ((n = ibv_poll_cq(q->pcq, 16, wc)) > 0) {
-      for (i = 0; i < n; ++i) {
-        if (wc[i].opcode & IBV_WC_RECV) {
-          --q->peer_recvs;
-          continue;
-        }
-        if (wc[i].wr_id == wr_id) {
-          *st = wc[i].status;
-          return 1;
-        }
-      }
-    }
+    if (mwc_take_peer_completions(q, 1, wr_id, st)) return 1;
     if (mwc_now_ms() >= end) return 0;
     mwc_pause();
   }

@@ -96,9 +96,10 @@ std::string verdict_of(const std::string& out, const std::string& program, const
   const std::string mine = out.substr(start, last == std::string::npos ? std::string::npos : out.find('\n', last) - start);
   // The program does what mwcheck's session did: the same outcome, not
   // another divergence at the same op.
-  if (has(mine, id + ": REPRODUCED" + at))
-    return seen_at(mine, n) == device ? "reproduced"
-                                      : "reproduced with " + seen_at(mine, n) + " where the device gave " + device;
+  if (has(mine, id + ": REPRODUCED" + at)) {
+    const std::string seen = seen_at(mine, n);
+    return seen == device ? "reproduced" : "reproduced with " + seen + " where the device gave " + device;
+  }
   // A crash of the process in the op itself, the last one it started.
   if (has(mine, "died of signal 11") && mine.rfind("\n[") != std::string::npos &&
       mine.compare(mine.rfind("\n[") + 2, std::to_string(n).size() + 1, std::to_string(n) + "]") == 0)

@@ -78,7 +78,7 @@ Yardstick fit_yardstick(const std::vector<Observed>& runs, ProfileId base) {
       size_t best = y.profile.v[k];
       for (size_t a = 0; a < kd.alts.size(); ++a)
         if (better(a, best)) best = a;
-      const size_t cur = y.profile.v[k], was = normative.v[k];
+      const size_t was = normative.v[k];
       // What the second pass finds stands, whatever the first adopted:
       // the readings adopted after it may have taken its evidence away.
       // With no reading to follow, the base's alternative does.
@@ -97,9 +97,8 @@ Yardstick fit_yardstick(const std::vector<Observed>& runs, ProfileId base) {
         if (is_deviation(static_cast<Knob>(k), static_cast<uint8_t>(best))) {
           kp.verdict += ": a deviation";
           y.profile.v[k] = static_cast<uint8_t>(was);
-        } else if (best != cur) {
+        } else {
           y.profile.v[k] = static_cast<uint8_t>(best);
-          kp.adopted = true;
         }
       }
       y.knobs[k] = std::move(kp);
