@@ -28,19 +28,38 @@ constexpr std::string_view kSeverityMeanings[] = {
 };
 static_assert(std::size(kSeverityNames) == kSeverityCount);
 
-bool is_bind(OpCode c) {
-  return c == OpCode::bind_mw || c == OpCode::wr_bind_mw || c == OpCode::det_bind;
+// Returns whether op c is a bind: in the op table, a work request naming a
+// window and the access it is to grant.
+constexpr bool is_bind(OpCode c) {
+  switch (c) {
+#define MWC_NAMES_MW(kind, fname, mode, use, def, lo, hi) || FieldKind::kind == FieldKind::Mw
+#define MWC_NAMES_ACCESS(kind, fname, mode, use, def, lo, hi) || FieldKind::kind == FieldKind::Access
+#define OP(name, bin, kind, summary) \
+  case OpCode::name:                 \
+    return OpKind::kind == OpKind::Post && (false MWC_FIELDS_##name(MWC_NAMES_MW)) && \
+           (false MWC_FIELDS_##name(MWC_NAMES_ACCESS));
+    MWC_OPS(OP)
+#undef OP
+#undef MWC_NAMES_ACCESS
+#undef MWC_NAMES_MW
+  }
+  return false;
 }
+static_assert(is_bind(OpCode::bind_mw) && is_bind(OpCode::wr_bind_mw) && is_bind(OpCode::det_bind) &&
+              !is_bind(OpCode::alloc_mw) && !is_bind(OpCode::wr_local_inv));
 
 // Returns f(the typed view of bind op `op`), or `other` when op is no bind.
 template <class R, class F>
 R on_bind(const Op& op, R other, F f) {
   switch (op.code) {
-    case OpCode::bind_mw: return f(args::bind_mw{op});
-    case OpCode::wr_bind_mw: return f(args::wr_bind_mw{op});
-    case OpCode::det_bind: return f(args::det_bind{op});
-    default: return other;
+#define OP(name, bin, kind, summary) \
+  case OpCode::name:                 \
+    if constexpr (is_bind(OpCode::name)) return f(args::name{op}); \
+    break;
+    MWC_OPS(OP)
+#undef OP
   }
+  return other;
 }
 
 // Returns the length a bind op asks for.
