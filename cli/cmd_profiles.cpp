@@ -21,6 +21,13 @@ int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream&) {
         jk["values"][std::string(profs[p].name)] = k.alts[k.profile_value[p]].name;
       j["knobs"].push_back(jk);
     }
+    j["revisions"] = nlohmann::ordered_json::array();
+    for (const auto& r : revision_descs())
+      j["revisions"].push_back({{"profile", profs[static_cast<int>(r.profile)].name},
+                                {"release", r.release},
+                                {"knob", knobs[static_cast<int>(r.knob)].name},
+                                {"value", knobs[static_cast<int>(r.knob)].alts[r.alt].name},
+                                {"source", r.source}});
     out << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -37,6 +44,14 @@ int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream&) {
   }
   out << fmt::format("\n{} profiles, {} knobs.\n\nProfiles:\n", profs.size(), knobs.size());
   for (const auto& p : profs) out << fmt::format("  {:<6} {}\n", p.name, p.summary);
+  // A driver's later releases: what changed, as `profile@release` has it.
+  if (!revision_descs().empty()) {
+    out << "\nLater releases of the drivers (PROFILE@RELEASE names one):\n";
+    for (const auto& r : revision_descs())
+      out << fmt::format("  {}@{}  {}={}: {}\n", profs[static_cast<int>(r.profile)].name, r.release,
+                         knobs[static_cast<int>(r.knob)].name, knobs[static_cast<int>(r.knob)].alts[r.alt].name,
+                         r.source);
+  }
   out << "\nKnobs and the source of each alternative:\n";
   for (const auto& k : knobs) {
     out << fmt::format("\n  {}: {}\n", k.name, k.question);

@@ -24,6 +24,7 @@ void offer_profiles(Completion& c, const std::string& cur, const std::string& pr
   const size_t plus = spec.rfind('+');
   if (plus == std::string::npos) {
     for (const auto& p : profile_descs()) offer(c, cur, prefix + std::string(p.name));
+    for (const auto& p : release_profiles()) offer(c, cur, prefix + p.name);
     return;
   }
   const std::string head = prefix + spec.substr(0, plus + 1);  // "...rxe+"

@@ -26,6 +26,20 @@ nlohmann::json read_json(const fs::path& p) {
   return nlohmann::json::parse(in);
 }
 
+TEST(ConformDevice, TwoReleasesOfADriverSayWhichEachBehavesAs) {
+  const fs::path dir = corpus_of("mwcheck-conform-releases", {"010_bind_type1_basic.mwt", "104_knob_dereg_bound.mwt",
+                                                               "115_knob_bind_qp_pd.mwt"});
+  const Ran r = mwcheck({"conform", "--device", "profile:rxe", "--device", "profile:rxe@6.12", "--corpus",
+                         (dir / "corpus").string(), "--report", (dir / "report").string()});
+  EXPECT_EQ(r.status, 0) << r.err << r.out;  // both readings of bind_qp_pd are readings
+  EXPECT_NE(r.out.find("  resembles most: rxe vs rxe@6.12 (rxe vs rxe@6.12)\n"), std::string::npos) << r.out;
+  const auto j = read_json(dir / "report" / "report.json");
+  EXPECT_EQ(j["devices"][0]["closest_profile"], "rxe");
+  EXPECT_EQ(j["devices"][1]["closest_profile"], "rxe@6.12");
+  EXPECT_EQ(j["devices"][1]["profiles_matched"]["rxe@6.12"], 3);
+  EXPECT_EQ(j["devices"][1]["profiles_matched"]["rxe"], 2);
+}
+
 TEST(ConformDevice, FindingsFirstAndWhatDiffersBetweenTwoDevices) {
   const fs::path dir = corpus_of("mwcheck-conform-two", {"010_bind_type1_basic.mwt", "109_knob_remote_range.mwt",
                                                           "106_knob_type2_invalidator.mwt"});

@@ -164,11 +164,19 @@ void print_device_report(const Report& r, std::ostream& out) {
         any = true;
       }
     for (size_t i = 0; i < r.cols.size(); ++i)
-      for (size_t j = i + 1; j < r.cols.size(); ++j)
+      for (size_t j = i + 1; j < r.cols.size(); ++j) {
         for (const auto& line : rule_changes(r.judged[i], r.judged[j])) {
           out << fmt::format("  rule {} ({} vs {})\n", line, r.cols[i].label, r.cols[j].label);
           any = true;
         }
+        // Two releases of a driver: which each behaves as.
+        const std::string& a = r.judged[i].matched[r.judged[i].closest].profile;
+        const std::string& b = r.judged[j].matched[r.judged[j].closest].profile;
+        if (a != b) {
+          out << fmt::format("  resembles most: {} vs {} ({} vs {})\n", a, b, r.cols[i].label, r.cols[j].label);
+          any = true;
+        }
+      }
     if (!any) out << "  the same findings and rule verdicts on every device\n";
   }
   if (r.baseline) {
@@ -190,11 +198,17 @@ void print_device_report(const Report& r, std::ostream& out) {
     for (size_t t = 0; t < j.symptoms.size(); ++t)
       if (j.symptoms[t].verdict == Verdict::unknown)
         out << fmt::format("  unknown: {} op {}: {}\n", r.corpus[t].name, j.symptoms[t].op + 1, j.symptoms[t].why);
-    std::string m;
-    for (int p = 0; p < kProfileCount; ++p)
-      m += fmt::format("{}{} {}", m.empty() ? "" : ", ", pname(static_cast<ProfileId>(p)), j.matched[p]);
-    out << fmt::format("resembles most: {} (traces each profile matches as it stands: {})\n",
-                       pname(j.closest), m);
+    std::string m, tied;
+    const ProfileMatch& best = j.matched[j.closest];
+    for (const ProfileMatch& p : j.matched) {
+      m += fmt::format("{}{} {}", m.empty() ? "" : ", ", p.profile, p.traces);
+      if (p.traces == best.traces && &p != &best) tied += fmt::format(", {} {}", p.profile, p.ops);
+    }
+    // A tie on traces is broken by the ops matched: say so, with the figures.
+    if (!tied.empty())
+      m += fmt::format("; of those matching {}, the most ops before diverging: {} {}{}", best.traces, best.profile,
+                       best.ops, tied);
+    out << fmt::format("resembles most: {} (traces each profile matches as it stands: {})\n", best.profile, m);
     out << fmt::format("\nknob fingerprint (which reading it follows; against {}):\n", pname(j.yardstick.base));
     for (int k = 0; k < kKnobCount; ++k)
       out << fmt::format("  {:<18} {}\n", knob_descs()[k].name, knob_line(j, k));
@@ -247,11 +261,11 @@ std::string device_json(const Report& r) {
   for (size_t c = 0; c < r.cols.size(); ++c) {
     const DeviceJudgment& a = r.judged[c];
     nlohmann::ordered_json d{{"device", r.cols[c].spec}, {"label", r.cols[c].label},
-                             {"yardstick", a.yardstick.profile.name}, {"closest_profile", pname(a.closest)},
+                             {"yardstick", a.yardstick.profile.name}, {"closest_profile", a.matched[a.closest].profile},
                              {"incident", r.cols[c].incident},
                              {"send_depths_granted", r.cols[c].send_depths}};
-    for (int p = 0; p < kProfileCount; ++p)
-      d["profiles_matched"][std::string(pname(static_cast<ProfileId>(p)))] = a.matched[p];
+    for (const ProfileMatch& p : a.matched) d["profiles_matched"][p.profile] = p.traces;
+    for (const ProfileMatch& p : a.matched) d["profiles_ops_matched"][p.profile] = p.ops;
     for (int k = 0; k < kRuleCount; ++k) {
       const auto& rd = rule_descs()[k];
       d["rules"].push_back({{"id", rd.id}, {"source", rd.source}, {"checked", a.rules[k].checked},

@@ -90,6 +90,11 @@ std::string profiles_section() {
                                                         : "a description of a driver";
     o << ".TP\n.B " << p.name << "\n" << roff(std::string(p.summary)) << " (" << kind << ").\n";
   }
+  for (const auto& r : revision_descs())
+    o << ".TP\n.B " << profile_descs()[static_cast<int>(r.profile)].name << "@" << r.release << "\n"
+      << roff(std::string(knob_descs()[static_cast<int>(r.knob)].name) + "=" +
+              std::string(knob_descs()[static_cast<int>(r.knob)].alts[r.alt].name) + ": " + std::string(r.source))
+      << ".\n";
   return o.str();
 }
 

@@ -104,15 +104,21 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
   // The descriptive part: how each profile, as it stands, explains the device.
   j.rules.assign(kRuleCount, RuleRow{});
   for (auto& r : j.rules) r.agree = static_cast<uint8_t>((1u << kProfileCount) - 1);
-  for (int p = 0; p < kProfileCount; ++p) {
-    const Profile prof = profile(static_cast<ProfileId>(p));
+  std::vector<Profile> described;
+  for (int p = 0; p < kProfileCount; ++p) described.push_back(profile(static_cast<ProfileId>(p)));
+  for (Profile& p : release_profiles()) described.push_back(std::move(p));
+  for (size_t p = 0; p < described.size(); ++p) {
+    ProfileMatch& m = j.matched.emplace_back(ProfileMatch{described[p].name, 0});
     for (size_t t = 0; t < runs.size(); ++t) {
-      const auto mod = run_model(corpus[t].trace, prof);
+      const auto mod = run_model(corpus[t].trace, described[p]);
       const auto d = first_divergence(*runs[t].device, mod, 0);
-      j.matched[p] += !d;
-      if (d) j.rules[static_cast<int>(mod[d->op].rule)].agree &= static_cast<uint8_t>(~(1u << p));
+      m.traces += !d;
+      m.ops += d ? d->op : mod.size();
+      // The rule table's column is the stock profiles'.
+      if (d && p < kProfileCount) j.rules[static_cast<int>(mod[d->op].rule)].agree &= static_cast<uint8_t>(~(1u << p));
     }
-    if (j.matched[p] > j.matched[static_cast<int>(j.closest)]) j.closest = static_cast<ProfileId>(p);
+    const ProfileMatch& c = j.matched[j.closest];
+    if (m.traces > c.traces || (m.traces == c.traces && m.ops > c.ops)) j.closest = p;
   }
   // The rule table against the yardstick: each op up to a trace's first
   // divergence was checked by the rule that decided it; a finding fails it.

@@ -16,12 +16,24 @@ struct RuleRow {
   uint8_t agree = 0;  // bit per ProfileId: no trace diverges at an op of this rule under it
 };
 
+// How many traces a profile, as it stands, matches to their end, and how
+// many ops of all traces it matches before its first divergence in each.
+struct ProfileMatch {
+  std::string profile;  // "rxe", "rxe@6.12"
+  size_t traces = 0, ops = 0;
+};
+
 struct DeviceJudgment {
   Yardstick yardstick;                 // the normative profile it is judged by, fitted
   std::vector<Symptom> symptoms;       // per corpus trace
   std::vector<Finding> findings;       // this device's, most severe first
-  ProfileId closest{};                 // descriptive: the profile matching most traces
-  std::array<size_t, kProfileCount> matched{};  // traces each profile matches as it stands
+  // Descriptive: each stock profile (ProfileId order), then each driver
+  // release the revisions name (release_profiles()); and the one matching
+  // most traces, of those the one matching most ops (a deviation no
+  // profile takes can end every profile's match of a trace, after the op
+  // where two releases differ), and of those the first.
+  std::vector<ProfileMatch> matched;
+  size_t closest = 0;                  // index into matched
   std::vector<RuleRow> rules;          // indexed by Rule, against the yardstick
 };
 

@@ -42,7 +42,7 @@ bool has(const DeviceJudgment& j, Severity s, std::string_view rule) {
 TEST(Judge, ADeviceThatIsASpecificationHasNoFindings) {
   const DeviceJudgment j = judged("profile:verbs", whole());
   EXPECT_TRUE(j.findings.empty()) << j.findings[0].summary;
-  EXPECT_EQ(j.closest, ProfileId::verbs);
+  EXPECT_EQ(j.matched[j.closest].profile, "verbs");
   // Judged by DET alone, its readings where DET's differ are still readings.
   const auto by_det = judged("profile:verbs", whole(), {ProfileId::det});
   for (const auto& f : by_det.findings) ADD_FAILURE() << f.summary << " " << by_det.yardstick.profile.name;
@@ -71,7 +71,7 @@ TEST(Judge, ADriverProfileIsNoYardstick) {
   // A device that does exactly what the rxe profile says is still wrong
   // wherever that profile takes a deviation.
   const DeviceJudgment j = judged("profile:rxe", whole());
-  EXPECT_EQ(j.closest, ProfileId::rxe);  // it resembles rxe ...
+  EXPECT_EQ(j.matched[j.closest].profile, "rxe");  // it resembles rxe ...
   EXPECT_TRUE(has(j, Severity::security, "remote.range")) << "outside the window";
   // ... its readings are adopted, its deviations are not.
   const auto& k = j.yardstick.knobs;
@@ -82,6 +82,48 @@ TEST(Judge, ADriverProfileIsNoYardstick) {
   EXPECT_EQ(j.yardstick.profile[Knob::remote_range], alt::remote_range::window);
   EXPECT_NE(j.yardstick.profile.name.find("dereg_bound=einval"), std::string::npos) << j.yardstick.profile.name;
   for (const auto& f : j.findings) EXPECT_NE(f.rule_id, "mr.dereg_bound") << f.summary;
+}
+
+TEST(Judge, ADriverThatChangedResemblesTheReleaseThatHasTheChange) {
+  // rxe 6.12 refuses a type 1 bind through a QP of another PD; 6.1 binds it.
+  std::vector<CorpusTrace> c = whole();
+  for (auto& t : corpus({"115_knob_bind_qp_pd.mwt"})) c.push_back(t);
+  const DeviceJudgment now = judged("profile:rxe@6.12", c), then = judged("profile:rxe", c);
+  ASSERT_EQ(now.matched.size(), static_cast<size_t>(kProfileCount) + release_profiles().size());
+  EXPECT_EQ(now.matched[now.closest].profile, "rxe@6.12");
+  EXPECT_EQ(then.matched[then.closest].profile, "rxe");
+  const auto traces = [](const DeviceJudgment& j, std::string_view p) {
+    for (const auto& m : j.matched)
+      if (m.profile == p) return m.traces;
+    ADD_FAILURE() << p << " not matched";
+    return size_t{0};
+  };
+  EXPECT_EQ(traces(now, "rxe@6.12"), c.size());
+  EXPECT_EQ(traces(now, "rxe"), c.size() - 1);  // all but the bind_qp_pd trace
+  // Which release it resembles says nothing of the yardstick: both readings are IBTA's or DET's.
+  EXPECT_EQ(now.yardstick.profile[Knob::bind_qp_pd], alt::bind_qp_pd::always);
+  EXPECT_EQ(then.yardstick.profile[Knob::bind_qp_pd], alt::bind_qp_pd::type2_only);
+}
+
+TEST(Judge, OfReleasesMatchingAsManyTracesTheOneGoingFurtherIsClosest) {
+  // rxe 6.12 refuses the type 1 bind through a QP of another PD, as
+  // rxe@6.12 says, but completes it IBV_WC_WR_FLUSH_ERR (a deviation no
+  // profile takes): no profile matches the trace to its end, and rxe@6.12
+  // matches one op more than rxe.
+  const auto c = corpus({"010_bind_type1_basic.mwt", "115_knob_bind_qp_pd.mwt"});
+  auto dev = backend("profile:rxe@6.12");
+  DeviceColumn col = run_device_corpus(*dev, c, nullptr, nullptr);
+  Outcome& poll = col.traces[1].outcomes[8];
+  ASSERT_EQ(poll.wc, WcStatus::kIBV_WC_MW_BIND_ERR);
+  poll.wc = WcStatus::kIBV_WC_WR_FLUSH_ERR;
+  const DeviceJudgment j = judge_device(col, c, default_yardsticks());
+  const auto of = [&](std::string_view p) {
+    return *std::find_if(j.matched.begin(), j.matched.end(), [&](const ProfileMatch& m) { return m.profile == p; });
+  };
+  EXPECT_EQ(of("rxe").traces, 1u);
+  EXPECT_EQ(of("rxe@6.12").traces, 1u);
+  EXPECT_EQ(of("rxe@6.12").ops, of("rxe").ops + 1);
+  EXPECT_EQ(j.matched[j.closest].profile, "rxe@6.12");
 }
 
 TEST(Judge, AKnownBugIsASecurityFinding) {

@@ -1,5 +1,7 @@
 #include "refmodel/profile.hpp"
 
+#include <algorithm>
+
 #include "util/quote.hpp"
 
 namespace mwc {
@@ -26,10 +28,38 @@ constexpr ProfileDesc kProfiles[] = {
 };
 static_assert(std::size(kProfiles) == 5, "KnobDesc::profile_value has five columns");
 
+constexpr RevisionDesc kRevisions[] = {
+#define R(prof, release, kname, altname, src) \
+  RevisionDesc{ProfileId::prof, release, Knob::kname, alt::kname::altname, src},
+    MWC_REVISIONS(R)
+#undef R
+};
+// A revision describes a driver's release: a specification has none.
+static_assert([] {
+  for (const RevisionDesc& r : kRevisions)
+    if (kProfiles[static_cast<int>(r.profile)].kind != ProfileKind::descriptive) return false;
+  return true;
+}());
+
+// Returns whether release a ("6.1") comes before b ("6.12"): dotted
+// numbers compared part by part.
+bool before(std::string_view a, std::string_view b) {
+  while (!a.empty() || !b.empty()) {
+    unsigned x = 0, y = 0;
+    while (!a.empty() && a.front() != '.') x = x * 10 + static_cast<unsigned>(a.front() - '0'), a.remove_prefix(1);
+    while (!b.empty() && b.front() != '.') y = y * 10 + static_cast<unsigned>(b.front() - '0'), b.remove_prefix(1);
+    if (x != y) return x < y;
+    if (!a.empty()) a.remove_prefix(1);
+    if (!b.empty()) b.remove_prefix(1);
+  }
+  return false;
+}
+
 }  // namespace
 
 std::span<const KnobDesc> knob_descs() { return kKnobs; }
 std::span<const ProfileDesc> profile_descs() { return kProfiles; }
+std::span<const RevisionDesc> revision_descs() { return kRevisions; }
 
 std::vector<Profile> profile_variants() {
   std::vector<Profile> ps;
@@ -64,6 +94,32 @@ Profile profile(ProfileId id) {
   return p;
 }
 
+std::optional<Profile> profile_at(ProfileId id, std::string_view release) {
+  Profile p = profile(id);
+  bool named = false;
+  for (const RevisionDesc& r : kRevisions) {
+    if (r.profile != id) continue;
+    named = named || r.release == release;
+    if (!before(release, r.release)) p.v[static_cast<int>(r.knob)] = r.alt;
+  }
+  if (!named) return std::nullopt;
+  p.name += "@" + std::string(release);
+  return p;
+}
+
+std::vector<Profile> release_profiles() {
+  std::vector<Profile> ps;
+  for (int c = 0; c < kProfileCount; ++c) {
+    std::vector<std::string_view> releases;
+    for (const RevisionDesc& r : kRevisions)
+      if (static_cast<int>(r.profile) == c && std::find(releases.begin(), releases.end(), r.release) == releases.end())
+        releases.push_back(r.release);
+    std::sort(releases.begin(), releases.end(), before);
+    for (const std::string_view r : releases) ps.push_back(*profile_at(static_cast<ProfileId>(c), r));
+  }
+  return ps;
+}
+
 std::string profile_names() {
   std::string all;
   for (const auto& p : kProfiles) all += (all.empty() ? "" : ", ") + std::string(p.name);
@@ -82,12 +138,25 @@ std::string alternative_names(const KnobDesc& k) {
 std::optional<Profile> parse_profile(std::string_view spec, std::string& err) {
   const size_t plus = spec.find('+');
   const std::string_view base = spec.substr(0, plus);
-  const auto id = profile_from_name(base);
+  const size_t at = base.find('@');
+  const auto id = profile_from_name(base.substr(0, at));
   if (!id) {
-    err = "unknown profile " + quote(base) + " (profiles: " + profile_names() + ")";
+    err = "unknown profile " + quote(base.substr(0, at)) + " (profiles: " + profile_names() + ")";
     return std::nullopt;
   }
   Profile p = profile(*id);
+  if (at != std::string_view::npos) {
+    const auto r = profile_at(*id, base.substr(at + 1));
+    if (!r) {
+      std::string releases;
+      for (const Profile& q : release_profiles())
+        if (q.name.starts_with(std::string(base.substr(0, at)) + "@")) releases += (releases.empty() ? "" : ", ") + q.name;
+      err = "profile " + quote(base.substr(0, at)) + " has no release " + quote(base.substr(at + 1)) +
+            (releases.empty() ? std::string(" (it describes no other release)") : " (releases: " + releases + ")");
+      return std::nullopt;
+    }
+    p = *r;
+  }
   p.name = std::string(spec);
   if (plus == std::string_view::npos) return p;
   std::string_view rest = spec.substr(plus + 1);

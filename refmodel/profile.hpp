@@ -72,9 +72,20 @@ struct ProfileDesc {
   std::string_view summary;
 };
 
+// A later release of the driver a descriptive profile describes, where it
+// takes another reading of a knob (knobs.def, MWC_REVISIONS).
+struct RevisionDesc {
+  ProfileId profile;
+  std::string_view release;  // "6.12"
+  Knob knob;
+  uint8_t alt;
+  std::string_view source;
+};
+
 // Each returns a table generated from knobs.def.
 std::span<const KnobDesc> knob_descs();
 std::span<const ProfileDesc> profile_descs();
+std::span<const RevisionDesc> revision_descs();
 // Returns the knob or profile with that name, or nothing.
 std::optional<Knob> knob_from_name(std::string_view n);
 std::optional<ProfileId> profile_from_name(std::string_view n);
@@ -91,12 +102,20 @@ struct Profile {
 
 // Returns the named profile.
 Profile profile(ProfileId id);
+// Returns the driver of descriptive profile id as `release` has it (named
+// "rxe@6.12"): every revision of the profile up to that release applied;
+// nothing when no revision names that release.
+std::optional<Profile> profile_at(ProfileId id, std::string_view release);
+// Returns every release the revisions name, each as profile_at() gives it,
+// in the profiles' order, oldest release first.
+std::vector<Profile> release_profiles();
 // Returns every column's profile (index = column), then the verbs profile
 // with each knob alternative in turn ("verbs+KNOB=ALT"): what differential
 // tests and fuzz targets run a trace under.
 std::vector<Profile> profile_variants();
-// Parses "NAME" or "NAME+knob=alt+knob=alt". Returns the profile, or an
-// error message in `err` (input quoted, names from knobs.def).
+// Parses "NAME", "NAME@RELEASE" (profile_at), each optionally followed by
+// "+knob=alt+knob=alt". Returns the profile, or an error message in `err`
+// (input quoted, names from knobs.def).
 std::optional<Profile> parse_profile(std::string_view spec, std::string& err);
 
 }  // namespace mwc

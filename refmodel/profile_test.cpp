@@ -42,5 +42,37 @@ TEST(Profiles, KnobsCanBeAdjusted) {
   EXPECT_FALSE(parse_profile("rxe+remote_range", err));
 }
 
+TEST(Profiles, ADriversLaterReleaseIsItsProfileWithItsRevisions) {
+  std::string err;
+  const auto now = parse_profile("rxe@6.12", err);
+  ASSERT_TRUE(now) << err;
+  EXPECT_EQ(now->name, "rxe@6.12");
+  EXPECT_EQ((*now)[Knob::bind_qp_pd], alt::bind_qp_pd::always);
+  Profile then = profile(ProfileId::rxe);
+  then.v[static_cast<int>(Knob::bind_qp_pd)] = alt::bind_qp_pd::always;
+  EXPECT_EQ(now->v, then.v) << "a release changes what its revisions name, nothing else";
+  const auto adjusted = parse_profile("rxe@6.12+remote_range=window", err);
+  ASSERT_TRUE(adjusted) << err;
+  EXPECT_EQ((*adjusted)[Knob::bind_qp_pd], alt::bind_qp_pd::always);
+  EXPECT_EQ((*adjusted)[Knob::remote_range], alt::remote_range::window);
+  EXPECT_FALSE(parse_profile("rxe@6.13", err));
+  EXPECT_EQ(err, "profile 'rxe' has no release '6.13' (releases: rxe@6.12)");
+  EXPECT_FALSE(parse_profile("verbs@1", err));
+  EXPECT_FALSE(parse_profile("rxe@", err));
+}
+
+TEST(Profiles, EveryRevisionChangesItsDriversReading) {
+  // A revision that restates what its profile already takes says nothing.
+  for (const RevisionDesc& r : revision_descs()) {
+    const auto& k = knob_descs()[static_cast<int>(r.knob)];
+    EXPECT_NE(k.profile_value[static_cast<int>(r.profile)], r.alt) << k.name << " in " << r.release;
+    EXPECT_FALSE(r.source.empty());
+    EXPECT_EQ(profile_descs()[static_cast<int>(r.profile)].kind, ProfileKind::descriptive);
+  }
+  std::vector<std::string> names;
+  for (const Profile& p : release_profiles()) names.push_back(p.name);
+  EXPECT_EQ(names, std::vector<std::string>{"rxe@6.12"});
+}
+
 }  // namespace
 }  // namespace mwc
