@@ -38,6 +38,10 @@ TEST(ConformDevice, TwoReleasesOfADriverSayWhichEachBehavesAs) {
   EXPECT_EQ(j["devices"][1]["closest_profile"], "rxe@6.12");
   EXPECT_EQ(j["devices"][1]["profiles_matched"]["rxe@6.12"], 3);
   EXPECT_EQ(j["devices"][1]["profiles_matched"]["rxe"], 2);
+  std::ifstream h(dir / "report" / "report.html");
+  const std::string html((std::istreambuf_iterator<char>(h)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<li>resembles most: rxe vs rxe@6.12 (rxe vs rxe@6.12)</li>"), std::string::npos) << html;
+  EXPECT_NE(html.find("; resembles most: rxe@6.12 (traces each profile matches"), std::string::npos) << html;
 }
 
 TEST(ConformDevice, FindingsFirstAndWhatDiffersBetweenTwoDevices) {

@@ -28,6 +28,29 @@ std::string profiles_in(uint8_t bits) {
   return s.empty() ? "none" : s;
 }
 
+// Returns the profile a device resembles most, with the traces each
+// profile matches (and, where that ties, the ops).
+std::string resembles_line(const DeviceJudgment& j) {
+  std::string m, tied;
+  const ProfileMatch& best = j.matched[j.closest];
+  for (const ProfileMatch& p : j.matched) {
+    m += fmt::format("{}{} {}", m.empty() ? "" : ", ", p.profile, p.traces);
+    if (p.traces == best.traces && &p != &best) tied += fmt::format(", {} {}", p.profile, p.ops);
+  }
+  // A tie on traces is broken by the ops matched: say so, with the figures.
+  if (!tied.empty())
+    m += fmt::format("; of those matching {}, the most ops before diverging: {} {}{}", best.traces, best.profile,
+                     best.ops, tied);
+  return fmt::format("resembles most: {} (traces each profile matches as it stands: {})", best.profile, m);
+}
+
+// Returns "rxe vs rxe@6.12" where two devices resemble different profiles
+// (two releases of a driver: which each behaves as), else "".
+std::string resembles_change(const DeviceJudgment& a, const DeviceJudgment& b) {
+  const std::string &x = a.matched[a.closest].profile, &y = b.matched[b.closest].profile;
+  return x == y ? "" : x + " vs " + y;
+}
+
 // The rule table's column of the stock profiles (RuleRow::agree).
 constexpr std::string_view kAgreeColumn = "stock profiles that agree";
 
@@ -169,11 +192,8 @@ void print_device_report(const Report& r, std::ostream& out) {
           out << fmt::format("  rule {} ({} vs {})\n", line, r.cols[i].label, r.cols[j].label);
           any = true;
         }
-        // Two releases of a driver: which each behaves as.
-        const std::string& a = r.judged[i].matched[r.judged[i].closest].profile;
-        const std::string& b = r.judged[j].matched[r.judged[j].closest].profile;
-        if (a != b) {
-          out << fmt::format("  resembles most: {} vs {} ({} vs {})\n", a, b, r.cols[i].label, r.cols[j].label);
+        if (const std::string d = resembles_change(r.judged[i], r.judged[j]); !d.empty()) {
+          out << fmt::format("  resembles most: {} ({} vs {})\n", d, r.cols[i].label, r.cols[j].label);
           any = true;
         }
       }
@@ -198,17 +218,7 @@ void print_device_report(const Report& r, std::ostream& out) {
     for (size_t t = 0; t < j.symptoms.size(); ++t)
       if (j.symptoms[t].verdict == Verdict::unknown)
         out << fmt::format("  unknown: {} op {}: {}\n", r.corpus[t].name, j.symptoms[t].op + 1, j.symptoms[t].why);
-    std::string m, tied;
-    const ProfileMatch& best = j.matched[j.closest];
-    for (const ProfileMatch& p : j.matched) {
-      m += fmt::format("{}{} {}", m.empty() ? "" : ", ", p.profile, p.traces);
-      if (p.traces == best.traces && &p != &best) tied += fmt::format(", {} {}", p.profile, p.ops);
-    }
-    // A tie on traces is broken by the ops matched: say so, with the figures.
-    if (!tied.empty())
-      m += fmt::format("; of those matching {}, the most ops before diverging: {} {}{}", best.traces, best.profile,
-                       best.ops, tied);
-    out << fmt::format("resembles most: {} (traces each profile matches as it stands: {})\n", best.profile, m);
+    out << resembles_line(j) << "\n";
     out << fmt::format("\nknob fingerprint (which reading it follows; against {}):\n", pname(j.yardstick.base));
     for (int k = 0; k < kKnobCount; ++k)
       out << fmt::format("  {:<18} {}\n", knob_descs()[k].name, knob_line(j, k));
@@ -364,8 +374,8 @@ small{color:#666}
 )";
   h += fmt::format("<p><b>{}</b></p>\n<ul>", xml_escape(counts_line(r.findings)));
   for (size_t c = 0; c < r.cols.size(); ++c)
-    h += fmt::format("<li>{} judged by <code>{}</code></li>", xml_escape(r.cols[c].label),
-                     xml_escape(r.judged[c].yardstick.profile.name));
+    h += fmt::format("<li>{} judged by <code>{}</code>; {}</li>", xml_escape(r.cols[c].label),
+                     xml_escape(r.judged[c].yardstick.profile.name), xml_escape(resembles_line(r.judged[c])));
   h += "</ul>\n<p><small>Each device is judged by a normative profile with, knob by knob, the reading it "
        "follows where the sources legitimately disagree; a deviation (an alternative that contradicts a "
        "mandatory statement) is never adopted. Findings group the traces that went wrong the same "
@@ -408,10 +418,14 @@ small{color:#666}
         h += fmt::format("<li><code>{}</code> {}: on {}, not on {}</li>\n", f.id, name(f.severity),
                          xml_escape(join(f.devices)), xml_escape(join(f.absent_on)));
     for (size_t i = 0; i < r.cols.size(); ++i)
-      for (size_t j = i + 1; j < r.cols.size(); ++j)
+      for (size_t j = i + 1; j < r.cols.size(); ++j) {
         for (const auto& line : rule_changes(r.judged[i], r.judged[j]))
           h += fmt::format("<li>rule {} ({} vs {})</li>\n", xml_escape(line), xml_escape(r.cols[i].label),
                            xml_escape(r.cols[j].label));
+        if (const std::string d = resembles_change(r.judged[i], r.judged[j]); !d.empty())
+          h += fmt::format("<li>resembles most: {} ({} vs {})</li>\n", xml_escape(d), xml_escape(r.cols[i].label),
+                           xml_escape(r.cols[j].label));
+      }
     h += "</ul>\n";
   }
   if (r.baseline) {
