@@ -55,9 +55,10 @@ std::unique_ptr<Backend> make_backend(std::string_view spec, std::string& err,
   }
   auto p = parse_profile(body, err);
   if (!p) return nullptr;
-  // A profile adjusted by knobs is no column of the expectations.
-  const bool plain = body.find('+') == std::string_view::npos;
-  const int column = plain ? static_cast<int>(*profile_from_name(body)) : -1;
+  // A profile adjusted by knobs, or a driver's later release, is no column
+  // of the expectations.
+  const auto plain = profile_from_name(body);
+  const int column = plain ? static_cast<int>(*plain) : -1;
   return std::make_unique<ModelBackend>(std::move(*p), column);
 }
 

@@ -50,8 +50,11 @@ bool yardsticks_of(const ConformOptions& o, std::vector<ProfileId>& ys, std::ost
   names.insert(names.end(), o.profiles.begin(), o.profiles.end());
   for (std::string n : names) {
     if (n.starts_with("profile:")) n = n.substr(8);
-    const auto id = profile_from_name(n);
-    if (!id) {
+    // A driver's release (rxe@6.12) is refused as its driver is.
+    const size_t at = n.find('@');
+    const auto id = profile_from_name(n.substr(0, at));
+    const bool release = at != std::string::npos;
+    if (!id || (release && profile_descs()[static_cast<int>(*id)].kind != ProfileKind::descriptive)) {
       std::string all;
       for (const auto& p : profile_descs()) all += (all.empty() ? "" : ", ") + std::string(p.name);
       err << fmt::format("mwcheck conform: error: unknown profile '{}' (profiles: {})\n", n, all);

@@ -19,9 +19,10 @@ int cmd_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err) {
     err << "mwcheck replay: error: " << why << "\n";
     return kExitBadInput;
   }
-  // A profile adjusted by knobs is no column of the expectations.
-  const bool plain = o.profile.find('+') == std::string::npos;
-  const int column = plain ? static_cast<int>(*profile_from_name(o.profile)) : -1;
+  // A profile adjusted by knobs, or a driver's later release, is no column
+  // of the expectations.
+  const auto plain = profile_from_name(o.profile);
+  const int column = plain ? static_cast<int>(*plain) : -1;
   const std::string name = "profile:" + p->name;
   int status = kExitOk;
   const auto t0 = std::chrono::steady_clock::now();

@@ -111,6 +111,16 @@ TEST(ConformDevice, YardsticksAreSpecifications) {
                          "--against", "rxe"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("describes a driver"), std::string::npos) << r.err;
+  for (const char* release : {"rxe@6.12", "profile:rxe@6.12"}) {
+    const Ran d = mwcheck({"conform", "--device", "profile:verbs", "--corpus", (dir / "corpus").string(),
+                           "--against", release});
+    EXPECT_EQ(d.status, 2);
+    EXPECT_NE(d.err.find("'rxe@6.12' describes a driver"), std::string::npos) << d.err;
+  }
+  const Ran v = mwcheck({"conform", "--device", "profile:verbs", "--corpus", (dir / "corpus").string(),
+                         "--against", "ibta@1.3"});
+  EXPECT_EQ(v.status, 2);
+  EXPECT_NE(v.err.find("unknown profile 'ibta@1.3'"), std::string::npos) << v.err;
   const Ran p = mwcheck({"conform", "--device", "profile:verbs", "--corpus", (dir / "corpus").string(), "-p", "ibta"});
   EXPECT_EQ(p.status, 0) << p.out;
   EXPECT_NE(p.out.find("judged by ibta"), std::string::npos) << p.out;

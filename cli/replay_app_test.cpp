@@ -57,7 +57,8 @@ TEST(ReplayApp, CorpusVerdictsAreRunsVerdicts) {
   }
   size_t mismatches = 0;
   for (const std::string profile :
-       {"ibta", "verbs", "det", "rxe", "mlx5", "verbs+remote_range=mr_only", "rxe+bind_errors=immediate"}) {
+       {"ibta", "verbs", "det", "rxe", "mlx5", "verbs+remote_range=mr_only", "rxe+bind_errors=immediate",
+        "rxe@6.12"}) {
     std::vector<std::string> run_args{"run", "--check", "--quiet", "--profile", profile};
     std::vector<std::string> replay_args{"replay", "--quiet", "--profile", profile};
     run_args.insert(run_args.end(), mwbs.begin(), mwbs.end());
