@@ -55,9 +55,7 @@ bool yardsticks_of(const ConformOptions& o, std::vector<ProfileId>& ys, std::ost
     const auto id = profile_from_name(n.substr(0, at));
     const bool release = at != std::string::npos;
     if (!id || (release && profile_descs()[static_cast<int>(*id)].kind != ProfileKind::descriptive)) {
-      std::string all;
-      for (const auto& p : profile_descs()) all += (all.empty() ? "" : ", ") + std::string(p.name);
-      err << fmt::format("mwcheck conform: error: unknown profile '{}' (profiles: {})\n", n, all);
+      err << fmt::format("mwcheck conform: error: unknown profile '{}' (profiles: {})\n", n, profile_names());
       return false;
     }
     if (profile_descs()[static_cast<int>(*id)].kind == ProfileKind::descriptive) {

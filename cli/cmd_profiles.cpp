@@ -48,9 +48,7 @@ int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream&) {
   if (!revision_descs().empty()) {
     out << "\nLater releases of the drivers (PROFILE@RELEASE names one):\n";
     for (const auto& r : revision_descs())
-      out << fmt::format("  {}@{}  {}={}: {}\n", profs[static_cast<int>(r.profile)].name, r.release,
-                         knobs[static_cast<int>(r.knob)].name, knobs[static_cast<int>(r.knob)].alts[r.alt].name,
-                         r.source);
+      out << fmt::format("  {}  {}: {}\n", release_name(r.profile, r.release), revision_change(r), r.source);
   }
   out << "\nKnobs and the source of each alternative:\n";
   for (const auto& k : knobs) {

@@ -91,10 +91,8 @@ std::string profiles_section() {
     o << ".TP\n.B " << p.name << "\n" << roff(std::string(p.summary)) << " (" << kind << ").\n";
   }
   for (const auto& r : revision_descs())
-    o << ".TP\n.B " << profile_descs()[static_cast<int>(r.profile)].name << "@" << r.release << "\n"
-      << roff(std::string(knob_descs()[static_cast<int>(r.knob)].name) + "=" +
-              std::string(knob_descs()[static_cast<int>(r.knob)].alts[r.alt].name) + ": " + std::string(r.source))
-      << ".\n";
+    o << ".TP\n.B " << release_name(r.profile, r.release) << "\n"
+      << roff(revision_change(r) + ": " + std::string(r.source)) << ".\n";
   return o.str();
 }
 

@@ -55,6 +55,16 @@ bool before(std::string_view a, std::string_view b) {
   return false;
 }
 
+// Returns the releases the revisions of profile id name, oldest first.
+std::vector<std::string_view> releases_of(ProfileId id) {
+  std::vector<std::string_view> releases;
+  for (const RevisionDesc& r : kRevisions)
+    if (r.profile == id && std::find(releases.begin(), releases.end(), r.release) == releases.end())
+      releases.push_back(r.release);
+  std::sort(releases.begin(), releases.end(), before);
+  return releases;
+}
+
 }  // namespace
 
 std::span<const KnobDesc> knob_descs() { return kKnobs; }
@@ -103,21 +113,25 @@ std::optional<Profile> profile_at(ProfileId id, std::string_view release) {
     if (!before(release, r.release)) p.v[static_cast<int>(r.knob)] = r.alt;
   }
   if (!named) return std::nullopt;
-  p.name += "@" + std::string(release);
+  p.name = release_name(id, release);
   return p;
 }
 
 std::vector<Profile> release_profiles() {
   std::vector<Profile> ps;
-  for (int c = 0; c < kProfileCount; ++c) {
-    std::vector<std::string_view> releases;
-    for (const RevisionDesc& r : kRevisions)
-      if (static_cast<int>(r.profile) == c && std::find(releases.begin(), releases.end(), r.release) == releases.end())
-        releases.push_back(r.release);
-    std::sort(releases.begin(), releases.end(), before);
-    for (const std::string_view r : releases) ps.push_back(*profile_at(static_cast<ProfileId>(c), r));
-  }
+  for (int c = 0; c < kProfileCount; ++c)
+    for (const std::string_view r : releases_of(static_cast<ProfileId>(c)))
+      ps.push_back(*profile_at(static_cast<ProfileId>(c), r));
   return ps;
+}
+
+std::string release_name(ProfileId id, std::string_view release) {
+  return std::string(kProfiles[static_cast<int>(id)].name) + "@" + std::string(release);
+}
+
+std::string revision_change(const RevisionDesc& r) {
+  const KnobDesc& k = kKnobs[static_cast<int>(r.knob)];
+  return std::string(k.name) + "=" + std::string(k.alts[r.alt].name);
 }
 
 std::string profile_names() {
@@ -149,8 +163,8 @@ std::optional<Profile> parse_profile(std::string_view spec, std::string& err) {
     const auto r = profile_at(*id, base.substr(at + 1));
     if (!r) {
       std::string releases;
-      for (const Profile& q : release_profiles())
-        if (q.name.starts_with(std::string(base.substr(0, at)) + "@")) releases += (releases.empty() ? "" : ", ") + q.name;
+      for (const std::string_view q : releases_of(*id))
+        releases += (releases.empty() ? "" : ", ") + release_name(*id, q);
       err = "profile " + quote(base.substr(0, at)) + " has no release " + quote(base.substr(at + 1)) +
             (releases.empty() ? std::string(" (it describes no other release)") : " (releases: " + releases + ")");
       return std::nullopt;

@@ -109,6 +109,10 @@ std::optional<Profile> profile_at(ProfileId id, std::string_view release);
 // Returns every release the revisions name, each as profile_at() gives it,
 // in the profiles' order, oldest release first.
 std::vector<Profile> release_profiles();
+// Returns the name of profile id's driver as `release` has it: "rxe@6.12".
+std::string release_name(ProfileId id, std::string_view release);
+// Returns a revision's change as a profile adjustment says it: "bind_qp_pd=always".
+std::string revision_change(const RevisionDesc& r);
 // Returns every column's profile (index = column), then the verbs profile
 // with each knob alternative in turn ("verbs+KNOB=ALT"): what differential
 // tests and fuzz targets run a trace under.
