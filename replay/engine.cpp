@@ -67,6 +67,7 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     u.qps = fast_.hot_view().qps;
     u.nqps = caps_[static_cast<int>(HandleKind::Qp)];
   }
+  if (packs_) batch_loads(faster_batch_loads());
   batch_records(kBatchAfter);
 }
 

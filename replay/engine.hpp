@@ -61,6 +61,9 @@ class alignas(64) Engine {
   // Tests set 0 to take every run through it.
   static constexpr size_t kBatchAfter = 24, kNever = SIZE_MAX;
   void batch_records(size_t after) { batch_after_ = packs_ && usual_batch_available() ? after : kNever; }
+  // Loads a batch's words as `loads` says (faster_batch_loads() unless
+  // set: tests set both).
+  void batch_loads(BatchLoads loads) { usual_[0].loads = usual_[1].loads = loads; }
 
   // Runs the whole records in `rec`; returns how many bytes they take (a
   // record cut at the end waits for the next call).

@@ -77,13 +77,23 @@ class TeeSink final : public TraceSink {
 };
 
 // Returns the sum of every 8-byte word: the least a reader of the trace
-// does (every byte comes from memory once).
-uint64_t read_bytes(std::span<const uint8_t> b) {
-  uint64_t s = 0, w;
+// does (every byte comes from memory once), at the rate the machine reads.
+// Four sums side by side, and a function of its own at a line's start:
+// with one sum the loop's speed hung on where the linker put it (1.0 or
+// 1.7 G ops/s of the data-path mix, in two builds that differed only in
+// another file), and ran below the rate memory gives (26-28 GB/s here
+// against 18-19 at best).
+[[gnu::noinline, gnu::aligned(64)]] uint64_t read_bytes(std::span<const uint8_t> b) {
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, w0, w1, w2, w3;
   size_t i = 0;
-  for (; i + 8 <= b.size(); i += 8) std::memcpy(&w, b.data() + i, 8), s += w;
-  for (; i < b.size(); ++i) s += b[i];
-  return s;
+  for (; i + 32 <= b.size(); i += 32) {
+    std::memcpy(&w0, b.data() + i, 8), std::memcpy(&w1, b.data() + i + 8, 8);
+    std::memcpy(&w2, b.data() + i + 16, 8), std::memcpy(&w3, b.data() + i + 24, 8);
+    s0 += w0, s1 += w1, s2 += w2, s3 += w3;
+  }
+  uint64_t sum = s0 + s1 + s2 + s3;
+  for (; i < b.size(); ++i) sum += b[i];
+  return sum;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

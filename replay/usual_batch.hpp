@@ -2,8 +2,9 @@
 // at once, with AVX-512 where the processor has it, for long runs of them
 // (a data path's traffic): the records' fields taken apart by permutes,
 // the words' addresses worked out side by side, the check and QP words
-// loaded one by one and compared side by side, and one mask says how
-// many of the eight, from the first, pass. The answer is
+// loaded (one by one or gathered, whichever this processor does faster)
+// and compared side by side, and one mask says how many of the eight,
+// from the first, pass. The answer is
 // pass_words' own, record by record: usual_batch_test.cpp holds the two
 // equal on random records and tables, and the engine's differential tests
 // and fuzzers run whichever the processor takes.
@@ -42,19 +43,29 @@ constexpr size_t key_lane(uint32_t d) { return (d & 0xff) | ((d >> kKeyShift) & 
 // check words (its 20-bit handle times 16), d its first dword.
 constexpr uint32_t slot_offset(uint32_t d) { return (d >> kSlotShift) & kSlotMask; }
 
+// How a batch loads the check and QP words of its eight records: one by
+// one, then put side by side by inserts and permutes (words), or by four
+// AVX-512 gathers (gather). Both give the same answer; which is faster
+// depends on the processor: in the data-path mix's replay gathers were
+// 1.4 times as fast on an Intel Xeon (Emerald Rapids) and 0.7 times on an
+// AMD EPYC, so faster_batch_loads() times both.
+enum class BatchLoads : uint8_t { words, gather };
+
 // What the batch reads, as the engine lays it out, for folded or bare
 // compact records: bit(right) of each compact code by its index from
 // `first_byte` (the compact codes' bytes are consecutive from it); the
 // lanes of those bytes (take_lanes()), the only ones the batch reads, by
 // code index (bits 0-1) and key (bits 2-3): where their check words start
 // and the bytes they take; the QP words (FastPath::QpWord, 16 bytes:
-// identity, then responder and serves) and their count.
+// identity, then responder and serves) and their count; and how to load
+// the words.
 struct UsualTables {
   std::array<uint64_t, 8> rbits{};
   uint8_t first_byte = 0;
   std::array<uint64_t, 16> lane_at{}, lane_bytes{};
   const void* qps = nullptr;
   uint32_t nqps = 0;
+  BatchLoads loads = BatchLoads::words;
 };
 static_assert(2 * kBatchOps <= 8, "a code's index picks one of eight rbits");
 static_assert(2 * kBatchOps == 4, "a lane's index holds the code index in two bits");
@@ -71,14 +82,21 @@ inline void take_lanes(UsualTables& t, const KeyLane* lanes) {
 // Returns whether this processor runs usual_batch() (AVX-512F).
 bool usual_batch_available();
 
+// Returns the way of loading that checked a run of records faster on this
+// processor, over tables as large as the default mix's: both timed once
+// per process, the first time it is asked (about 0.1 ms). Words where
+// usual_batch_available() says no. Which one is taken changes no answer,
+// only the speed.
+BatchLoads faster_batch_loads();
+
 // Runs the check on compact records from p, eight at a time, while all
 // eight pass and end at or before `last` (the record loop's bound: it
 // never runs the last record of the bytes fed). Returns where it stopped:
 // at the first record it does not pass (a code byte other than the
 // compact codes' first bytes, or a code without words in its lane, counts
 // as not passed: the scalar loop decides it), or where fewer than eight
-// records are left before `last`. Only on a processor
-// usual_batch_available() says yes for.
+// records are left before `last`. Loads the words as t.loads says. Only on
+// a processor usual_batch_available() says yes for.
 const uint8_t* usual_batch(const uint8_t* p, const uint8_t* last, const UsualTables& t);
 
 }  // namespace mwc::replay

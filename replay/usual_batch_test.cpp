@@ -1,6 +1,7 @@
 #include "replay/usual_batch.hpp"
 
 #include <cstring>
+#include <ostream>
 #include <random>
 #include <vector>
 
@@ -9,6 +10,10 @@
 #include "replay/fast_path.hpp"
 
 namespace mwc::replay {
+
+// Names a way of loading in test output.
+void PrintTo(BatchLoads l, std::ostream* os) { *os << (l == BatchLoads::gather ? "gather" : "words"); }
+
 namespace {
 
 using Slot = FastPath::HotSlot;
@@ -90,12 +95,17 @@ void random_record(std::mt19937_64& rng, uint8_t* r) {
   std::memcpy(r + 8, &off, 4);
 }
 
-TEST(UsualBatch, StopsWhereTheScalarCheckFirstRefuses) {
+// Each way of loading the words (BatchLoads), whichever this processor
+// takes for replays.
+class UsualBatch : public testing::TestWithParam<BatchLoads> {};
+
+TEST_P(UsualBatch, StopsWhereTheScalarCheckFirstRefuses) {
   if (!usual_batch_available()) GTEST_SKIP() << "no AVX-512F here: the record loop checks one at a time";
   std::mt19937_64 rng(7);
   uint64_t stopped_in_batch = 0, ran_out = 0;
   for (int round = 0; round < 20000; ++round) {
-    const World w = make_world(rng, uint8_t(round & 1));
+    World w = make_world(rng, uint8_t(round & 1));
+    w.t.loads = GetParam();
     // A run of records the scalar check passes (up to five batches), then
     // anything.
     const size_t n = 8 + rng() % 48, passing = rng() % n;
@@ -118,6 +128,11 @@ TEST(UsualBatch, StopsWhereTheScalarCheckFirstRefuses) {
   EXPECT_GT(stopped_in_batch, 1000u);
   EXPECT_GT(ran_out, 1000u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Loads, UsualBatch, testing::Values(BatchLoads::words, BatchLoads::gather),
+                         [](const testing::TestParamInfo<BatchLoads>& i) {
+                           return i.param == BatchLoads::gather ? "Gathered" : "OneByOne";
+                         });
 
 }  // namespace
 }  // namespace mwc::replay
