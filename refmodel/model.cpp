@@ -459,7 +459,7 @@ Outcome Model::bind(const View& r) {
 
   if (fail != Rule::bind_ok) {
     if (mode == alt::bind_errors::immediate) return out(fail, err);
-    push(*q, WcStatus::kIBV_WC_MW_BIND_ERR, WcOpcode::kIBV_WC_BIND_MW, r.flags,
+    push(*q, failed_status(WcStatus::kIBV_WC_MW_BIND_ERR), WcOpcode::kIBV_WC_BIND_MW, r.flags,
          Rule::bind_error_completion);
     q->state = QpState::kERR;
     update_at_post();
@@ -519,7 +519,7 @@ Outcome Model::on_wr_local_inv(const args::wr_local_inv& a) {
   if (Outcome o; post_done(*q, false, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, o)) return o;
   Outcome o = invalidate(a.qp, resolve_rkey(a.rkey));
   if (o.rule != Rule::inv_ok) {
-    push(*q, WcStatus::kIBV_WC_LOC_QP_OP_ERR, WcOpcode::kIBV_WC_LOCAL_INV, a.flags, o.rule);
+    push(*q, failed_status(WcStatus::kIBV_WC_LOC_QP_OP_ERR), WcOpcode::kIBV_WC_LOCAL_INV, a.flags, o.rule);
     q->state = QpState::kERR;
   } else {
     push(*q, WcStatus::kIBV_WC_SUCCESS, WcOpcode::kIBV_WC_LOCAL_INV, a.flags);
@@ -572,7 +572,7 @@ Outcome Model::transport_refused(Qp& q) {
     return out(Rule::remote_transport, Result::kEINVAL);
   if (q.peer_err) return out(Rule::remote_flush, Result::kOK, WcStatus::kIBV_WC_WR_FLUSH_ERR);
   q.peer_err = true;
-  return out(Rule::remote_transport, Result::kOK, WcStatus::kIBV_WC_LOC_QP_OP_ERR);
+  return out(Rule::remote_transport, Result::kOK, failed_status(WcStatus::kIBV_WC_LOC_QP_OP_ERR));
 }
 
 // A request refused by rule `fail`: RC answers with an error that breaks

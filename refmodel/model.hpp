@@ -310,6 +310,13 @@ class Model {
     consulted_ |= 1u << static_cast<int>(k);
     return profile_[k];
   }
+  // Returns the status a work request that failed at the requester
+  // completes with: its own, or the flush's (knob failed_request_status).
+  WcStatus failed_status(WcStatus own) {
+    return knob(Knob::failed_request_status) == alt::failed_request_status::flushed
+               ? WcStatus::kIBV_WC_WR_FLUSH_ERR
+               : own;
+  }
   template <class T>
   static T* live(std::vector<T>& table, uint32_t h) {
     return h < table.size() && table[h].live ? &table[h] : nullptr;

@@ -167,6 +167,8 @@ std::string knob_body(Knob k, const Numbers& n) {
       return "reg_mr m2 pd=p0 addr=b0+1 len=1 access=ZERO_BASED\n";
     case Knob::reset_to_err:
       return "create_qp q3 pd=p0 state=RESET\nmodify_qp q3 state=ERR\n";
+    case Knob::failed_request_status:
+      return fmt::format("alloc_mw w0 pd=p0\nbind_mw q0 w0 {}  # outside the MR\npoll_cq q0\n", out);
   }
   return "";
 }
