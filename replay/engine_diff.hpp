@@ -47,8 +47,9 @@ std::vector<Outcome> model_outcomes(const Trace& t, const Profile& p);
 // Replays t in .mwb `version` under profile p (column `column`) fed in
 // pieces of `step` bytes, once recording outcomes and three times on the
 // record loop's lane (as replays run, and every run eight records at a
-// time, each way of loading, where the processor can); returns the first way the engine parts from Model::step's
-// outcomes (meaning and rule) and run's verdicts, or "" when it agrees.
+// time, each way of loading, where the processor can); returns the first
+// way the engine parts from Model::step's outcomes (meaning and rule) and
+// run's verdicts, or "" when it agrees.
 std::string engine_divergence(const Trace& t, const Profile& p, int column, uint16_t version, size_t step);
 
 // The same, for a caller that runs one trace under many profiles and

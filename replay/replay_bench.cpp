@@ -81,8 +81,8 @@ class TeeSink final : public TraceSink {
 // Four sums side by side, and a function of its own at a line's start:
 // with one sum the loop's speed hung on where the linker put it (1.0 or
 // 1.7 G ops/s of the data-path mix, in two builds that differed only in
-// another file), and ran below the rate memory gives (26-28 GB/s here
-// against 18-19 at best).
+// another file), and ran below the rate memory gives (24-28 GB/s on an
+// Intel Xeon against 18-19 at best).
 [[gnu::noinline, gnu::aligned(64)]] uint64_t read_bytes(std::span<const uint8_t> b) {
   uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, w0, w1, w2, w3;
   size_t i = 0;
