@@ -102,7 +102,13 @@ TEST(App, ProfilesShowsFiveProfilesAndTheKnobs) {
   const Ran r = mwcheck({"profiles"});
   EXPECT_EQ(r.status, 0);
   for (const char* p : {"ibta", "verbs", "det", "rxe", "mlx5"}) EXPECT_NE(r.out.find(p), std::string::npos);
-  EXPECT_NE(r.out.find("5 profiles, 21 knobs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5 profiles, 21 knobs; 1 later release of a driver."), std::string::npos) << r.out;
+  // A release is a column too: the knob only it reads otherwise shows there.
+  EXPECT_NE(r.out.find("mlx5               rxe@6.12"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nfailed_request_status  own                own                own                own"
+                       "                own                flushed"),
+            std::string::npos)
+      << r.out;
   const Ran j = mwcheck({"profiles", "--json"});
   EXPECT_EQ(j.status, 0);
   EXPECT_NE(j.out.find("\"alternatives\""), std::string::npos);

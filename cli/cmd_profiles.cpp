@@ -1,3 +1,5 @@
+#include <vector>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -31,18 +33,24 @@ int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream&) {
     out << j.dump(2) << "\n";
     return kExitOk;
   }
+  // A column per profile, then per driver's later release (rxe@6.12), so
+  // that a knob only a release reads otherwise shows where.
+  std::vector<Profile> cols;
+  for (size_t p = 0; p < profs.size(); ++p) cols.push_back(profile(static_cast<ProfileId>(p)));
+  const std::vector<Profile> releases = release_profiles();
+  cols.insert(cols.end(), releases.begin(), releases.end());
   size_t kw = 4;
   for (const auto& k : knobs) kw = std::max(kw, k.name.size());
   std::string header = fmt::format("{:<{}}", "knob", kw);
-  for (const auto& p : profs) header += fmt::format("  {:<17}", p.name);
+  for (const Profile& c : cols) header += fmt::format("  {:<17}", c.name);
   out << header << "\n" << std::string(header.size(), '-') << "\n";
-  for (const auto& k : knobs) {
-    std::string row = fmt::format("{:<{}}", k.name, kw);
-    for (size_t p = 0; p < profs.size(); ++p)
-      row += fmt::format("  {:<17}", k.alts[k.profile_value[p]].name);
+  for (size_t k = 0; k < knobs.size(); ++k) {
+    std::string row = fmt::format("{:<{}}", knobs[k].name, kw);
+    for (const Profile& c : cols) row += fmt::format("  {:<17}", knobs[k].alts[c.v[k]].name);
     out << row << "\n";
   }
-  out << fmt::format("\n{} profiles, {} knobs.\n\nProfiles:\n", profs.size(), knobs.size());
+  out << fmt::format("\n{} profiles, {} knobs; {} later {} of a driver.\n\nProfiles:\n", profs.size(),
+                     knobs.size(), releases.size(), releases.size() == 1 ? "release" : "releases");
   for (const auto& p : profs) out << fmt::format("  {:<6} {}\n", p.name, p.summary);
   // A driver's later releases: what changed, as `profile@release` has it.
   if (!revision_descs().empty()) {

@@ -21,10 +21,12 @@ namespace {
 
 std::string_view pname(ProfileId p) { return profile_descs()[static_cast<int>(p)].name; }
 
-std::string profiles_in(uint8_t bits) {
+// Returns the names of the profiles and releases of j.matched that `bits`
+// marks (RuleRow::agree), or "none".
+std::string profiles_in(const DeviceJudgment& j, uint32_t bits) {
   std::string s;
-  for (int p = 0; p < kProfileCount; ++p)
-    if ((bits >> p) & 1) s += (s.empty() ? "" : " ") + std::string(pname(static_cast<ProfileId>(p)));
+  for (size_t p = 0; p < j.matched.size(); ++p)
+    if ((bits >> p) & 1) s += (s.empty() ? "" : " ") + j.matched[p].profile;
   return s.empty() ? "none" : s;
 }
 
@@ -51,8 +53,8 @@ std::string resembles_change(const DeviceJudgment& a, const DeviceJudgment& b) {
   return x == y ? "" : x + " vs " + y;
 }
 
-// The rule table's column of the stock profiles (RuleRow::agree).
-constexpr std::string_view kAgreeColumn = "stock profiles that agree";
+// The rule table's column of the profiles and releases (RuleRow::agree).
+constexpr std::string_view kAgreeColumn = "profiles that agree";
 
 std::string cell(const RuleRow& r) {
   if (r.checked == 0) return "-";
@@ -227,15 +229,16 @@ void print_device_report(const Report& r, std::ostream& out) {
     // The two columns judge differently: a reader who sees "ok" beside
     // "none" is told why that is no contradiction.
     out << fmt::format("\nrules: `device` is the yardstick's verdict on the ops each rule decided; `{}` are the "
-                       "profiles, as they stand, under which no trace first diverges from the device at an op of "
+                       "profiles and drivers' releases, as they stand, under which no trace first diverges from the "
+                       "device at an op of "
                        "the rule (none: each does on some trace, where the yardstick, with the device's readings, "
                        "may not)\n",
                        kAgreeColumn);
-    out << fmt::format("{:<{}}  {:<10}  {:<28}  {}\n", "rule", rw, "device", kAgreeColumn, "source");
+    out << fmt::format("{:<{}}  {:<10}  {:<32}  {}\n", "rule", rw, "device", kAgreeColumn, "source");
     for (int k = 0; k < kRuleCount; ++k) {
       if (j.rules[k].checked == 0) continue;
-      out << fmt::format("{:<{}}  {:<10}  {:<28}  {}\n", rule_descs()[k].id, rw, cell(j.rules[k]),
-                         profiles_in(j.rules[k].agree), rule_descs()[k].source);
+      out << fmt::format("{:<{}}  {:<10}  {:<32}  {}\n", rule_descs()[k].id, rw, cell(j.rules[k]),
+                         profiles_in(j, j.rules[k].agree), rule_descs()[k].source);
     }
     if (!col.incident.empty()) out << fmt::format("incident: {}\n", col.incident);
     if (!col.timing.empty()) out << fmt::format("timing: {}\n", col.timing);
@@ -279,7 +282,7 @@ std::string device_json(const Report& r) {
     for (int k = 0; k < kRuleCount; ++k) {
       const auto& rd = rule_descs()[k];
       d["rules"].push_back({{"id", rd.id}, {"source", rd.source}, {"checked", a.rules[k].checked},
-                            {"failed", a.rules[k].failed}, {"explained_by", profiles_in(a.rules[k].agree)}});
+                            {"failed", a.rules[k].failed}, {"explained_by", profiles_in(a, a.rules[k].agree)}});
     }
     for (int k = 0; k < kKnobCount; ++k) {
       const KnobPrint& kp = a.yardstick.knobs[k];
@@ -438,7 +441,7 @@ small{color:#666}
   }
   h += "<h2>Rules</h2>\n<table><tr><th>rule</th><th>source</th>";
   for (size_t c = 0; c < r.cols.size(); ++c)
-    h += fmt::format("<th>{}<br><small>by {}</small></th><th title=\"the profiles, as they stand, under which no "
+    h += fmt::format("<th>{}<br><small>by {}</small></th><th title=\"the profiles and drivers' releases, as they stand, under which no "
                      "trace first diverges from the device at an op of the rule\">{}</th>",
                      xml_escape(r.cols[c].label), xml_escape(r.judged[c].yardstick.profile.name), kAgreeColumn);
   h += "</tr>\n";
@@ -449,7 +452,7 @@ small{color:#666}
       const auto& row = r.judged[c].rules[k];
       const char* cls = row.checked == 0 ? "none" : row.failed ? "fail" : "ok";
       h += fmt::format("<td class=\"{}\">{}</td><td><small>{}</small></td>", cls, cell(row),
-                       row.checked ? profiles_in(row.agree) : "");
+                       row.checked ? profiles_in(r.judged[c], row.agree) : "");
     }
     h += "</tr>\n";
   }

@@ -102,11 +102,11 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
   name_exit_reports(j.findings);
 
   // The descriptive part: how each profile, as it stands, explains the device.
-  j.rules.assign(kRuleCount, RuleRow{});
-  for (auto& r : j.rules) r.agree = static_cast<uint8_t>((1u << kProfileCount) - 1);
   std::vector<Profile> described;
   for (int p = 0; p < kProfileCount; ++p) described.push_back(profile(static_cast<ProfileId>(p)));
   for (Profile& p : release_profiles()) described.push_back(std::move(p));
+  j.rules.assign(kRuleCount, RuleRow{});
+  for (auto& r : j.rules) r.agree = static_cast<uint32_t>((uint64_t{1} << described.size()) - 1);
   for (size_t p = 0; p < described.size(); ++p) {
     ProfileMatch& m = j.matched.emplace_back(ProfileMatch{described[p].name, 0});
     for (size_t t = 0; t < runs.size(); ++t) {
@@ -114,8 +114,7 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
       const auto d = first_divergence(*runs[t].device, mod, 0);
       m.traces += !d;
       m.ops += d ? d->op : mod.size();
-      // The rule table's column is the stock profiles'.
-      if (d && p < kProfileCount) j.rules[static_cast<int>(mod[d->op].rule)].agree &= static_cast<uint8_t>(~(1u << p));
+      if (d) j.rules[static_cast<int>(mod[d->op].rule)].agree &= ~(uint32_t{1} << p);
     }
     const ProfileMatch& c = j.matched[j.closest];
     if (m.traces > c.traces || (m.traces == c.traces && m.ops > c.ops)) j.closest = p;

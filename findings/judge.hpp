@@ -13,8 +13,11 @@ namespace mwc::findings {
 
 struct RuleRow {
   size_t checked = 0, failed = 0;  // ops this rule decided, and findings it names
-  uint8_t agree = 0;  // bit per ProfileId: no trace diverges at an op of this rule under it
+  // Bit per DeviceJudgment::matched (the profiles, then the drivers' later
+  // releases): no trace diverges at an op of this rule under it.
+  uint32_t agree = 0;
 };
+static_assert(kProfileCount + kRevisionCount <= 32, "RuleRow::agree has a bit for each profile and release");
 
 // How many traces a profile, as it stands, matches to their end, and how
 // many ops of all traces it matches before its first divergence in each.

@@ -86,6 +86,10 @@ struct RevisionDesc {
 std::span<const KnobDesc> knob_descs();
 std::span<const ProfileDesc> profile_descs();
 std::span<const RevisionDesc> revision_descs();
+// How many revisions knobs.def has: no more releases than that.
+#define MWC_COUNT_REVISION(prof, release, kname, altname, src) +1
+inline constexpr int kRevisionCount = 0 MWC_REVISIONS(MWC_COUNT_REVISION);
+#undef MWC_COUNT_REVISION
 // Returns the knob or profile with that name, or nothing.
 std::optional<Knob> knob_from_name(std::string_view n);
 std::optional<ProfileId> profile_from_name(std::string_view n);
