@@ -40,6 +40,22 @@ TEST(SoftRoce, RxeGivesTheModelsOutcomesOnTracesItImplements) {
   EXPECT_NE(out.find("softroce ("), std::string::npos) << out;  // the guest's kernel and timings
 }
 
+TEST(SoftRoce, Linux612RxeGivesItsReleasesOutcomes) {
+  // Linux 6.12's rxe as rxe@6.12 describes it, op by op: the binding QP's
+  // PD checked for type 1 windows too (115), and a request that fails at
+  // the requester flushed with the rest (127), where the rxe profile (6.1)
+  // diverges; 010 as before.
+  std::string files;
+  for (const char* t : {"010_bind_type1_basic", "115_knob_bind_qp_pd", "127_failed_request_status"})
+    files += " " + kCorpus + t + ".mwt";
+  std::string out;
+  EXPECT_EQ(mwcheck("diff --against device:softroce:6.12 --against profile:rxe@6.12" + files, out), 0) << out;
+  EXPECT_NE(out.find("diff: 0 of 3 traces diverge"), std::string::npos) << out;
+  EXPECT_NE(out.find("softroce (6.12."), std::string::npos) << out;  // the guest's kernel
+  EXPECT_EQ(mwcheck("diff --against device:softroce:6.12 --against profile:rxe" + files, out), 1) << out;
+  EXPECT_NE(out.find("diff: 2 of 3 traces diverge"), std::string::npos) << out;
+}
+
 TEST(SoftRoce, ARegistrationTooBigToPinIsAHarnessLimitNotACrash) {
   // Pinning 4 GiB in a 1 GiB guest would call the OOM killer (SIGKILL): a
   // limit of the machine, which a finding must not blame on the device.
