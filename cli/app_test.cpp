@@ -161,9 +161,7 @@ TEST(App, EveryKnobHasADivergenceInTheCorpus) {
   std::vector<Trace> traces;
   for (const auto& f : files) traces.push_back(*load_trace(f, err));
   // The profiles and the drivers' later releases (rxe@6.12).
-  std::vector<Profile> all;
-  for (int p = 0; p < kProfileCount; ++p) all.push_back(profile(static_cast<ProfileId>(p)));
-  for (const Profile& p : release_profiles()) all.push_back(p);
+  const std::vector<Profile> all = described_profiles();
   for (int k = 0; k < kKnobCount; ++k) {
     const auto& kd = knob_descs()[k];
     bool found = false;

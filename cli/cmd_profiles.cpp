@@ -35,10 +35,8 @@ int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream&) {
   }
   // A column per profile, then per driver's later release (rxe@6.12), so
   // that a knob only a release reads otherwise shows where.
-  std::vector<Profile> cols;
-  for (size_t p = 0; p < profs.size(); ++p) cols.push_back(profile(static_cast<ProfileId>(p)));
-  const std::vector<Profile> releases = release_profiles();
-  cols.insert(cols.end(), releases.begin(), releases.end());
+  const std::vector<Profile> cols = described_profiles();
+  const size_t releases = cols.size() - profs.size();
   size_t kw = 4;
   for (const auto& k : knobs) kw = std::max(kw, k.name.size());
   std::string header = fmt::format("{:<{}}", "knob", kw);
@@ -50,7 +48,7 @@ int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream&) {
     out << row << "\n";
   }
   out << fmt::format("\n{} profiles, {} knobs; {} later {} of a driver.\n\nProfiles:\n", profs.size(),
-                     knobs.size(), releases.size(), releases.size() == 1 ? "release" : "releases");
+                     knobs.size(), releases, releases == 1 ? "release" : "releases");
   for (const auto& p : profs) out << fmt::format("  {:<6} {}\n", p.name, p.summary);
   // A driver's later releases: what changed, as `profile@release` has it.
   if (!revision_descs().empty()) {

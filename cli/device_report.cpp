@@ -230,9 +230,8 @@ void print_device_report(const Report& r, std::ostream& out) {
     // "none" is told why that is no contradiction.
     out << fmt::format("\nrules: `device` is the yardstick's verdict on the ops each rule decided; `{}` are the "
                        "profiles and drivers' releases, as they stand, under which no trace first diverges from the "
-                       "device at an op of "
-                       "the rule (none: each does on some trace, where the yardstick, with the device's readings, "
-                       "may not)\n",
+                       "device at an op of the rule (none: each does on some trace, where the yardstick, with the "
+                       "device's readings, may not)\n",
                        kAgreeColumn);
     out << fmt::format("{:<{}}  {:<10}  {:<32}  {}\n", "rule", rw, "device", kAgreeColumn, "source");
     for (int k = 0; k < kRuleCount; ++k) {
@@ -441,8 +440,8 @@ small{color:#666}
   }
   h += "<h2>Rules</h2>\n<table><tr><th>rule</th><th>source</th>";
   for (size_t c = 0; c < r.cols.size(); ++c)
-    h += fmt::format("<th>{}<br><small>by {}</small></th><th title=\"the profiles and drivers' releases, as they stand, under which no "
-                     "trace first diverges from the device at an op of the rule\">{}</th>",
+    h += fmt::format("<th>{}<br><small>by {}</small></th><th title=\"the profiles and drivers' releases, as they "
+                     "stand, under which no trace first diverges from the device at an op of the rule\">{}</th>",
                      xml_escape(r.cols[c].label), xml_escape(r.judged[c].yardstick.profile.name), kAgreeColumn);
   h += "</tr>\n";
   for (int k = 0; k < kRuleCount; ++k) {

@@ -102,9 +102,7 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
   name_exit_reports(j.findings);
 
   // The descriptive part: how each profile, as it stands, explains the device.
-  std::vector<Profile> described;
-  for (int p = 0; p < kProfileCount; ++p) described.push_back(profile(static_cast<ProfileId>(p)));
-  for (Profile& p : release_profiles()) described.push_back(std::move(p));
+  const std::vector<Profile> described = described_profiles();
   j.rules.assign(kRuleCount, RuleRow{});
   for (auto& r : j.rules) r.agree = static_cast<uint32_t>((uint64_t{1} << described.size()) - 1);
   for (size_t p = 0; p < described.size(); ++p) {

@@ -125,6 +125,13 @@ std::vector<Profile> release_profiles() {
   return ps;
 }
 
+std::vector<Profile> described_profiles() {
+  std::vector<Profile> ps;
+  for (int c = 0; c < kProfileCount; ++c) ps.push_back(profile(static_cast<ProfileId>(c)));
+  for (Profile& p : release_profiles()) ps.push_back(std::move(p));
+  return ps;
+}
+
 std::string release_name(ProfileId id, std::string_view release) {
   return std::string(kProfiles[static_cast<int>(id)].name) + "@" + std::string(release);
 }

@@ -113,6 +113,9 @@ std::optional<Profile> profile_at(ProfileId id, std::string_view release);
 // Returns every release the revisions name, each as profile_at() gives it,
 // in the profiles' order, oldest release first.
 std::vector<Profile> release_profiles();
+// Returns every profile (index = ProfileId), then release_profiles(): what
+// a device is compared with to say which it resembles.
+std::vector<Profile> described_profiles();
 // Returns the name of profile id's driver as `release` has it: "rxe@6.12".
 std::string release_name(ProfileId id, std::string_view release);
 // Returns a revision's change as a profile adjustment says it: "bind_qp_pd=always".
