@@ -8,10 +8,8 @@
 
 namespace mwc::replay {
 
-// usual_batch() reads the check and QP words as two qwords each.
-static_assert(sizeof(FastPath::HotSlot) == 16 && offsetof(FastPath::HotSlot, end) == 8 &&
-              offsetof(FastPath::HotSlot, rights) == 12 && offsetof(FastPath::HotSlot, shift) == 13);
-static_assert(sizeof(FastPath::QpWord) == 16 && offsetof(FastPath::QpWord, serves) == 12);
+// usual_batch() reads the check and QP words as one qword each.
+static_assert(sizeof(FastPath::HotSlot) == 8 && sizeof(FastPath::QpWord) == 8);
 static_assert(kBatchOps == mwb::kCompactOpCount, "usual_batch() knows the compact ops by their number");
 
 void Verdicts::merge(const Verdicts& o) {
@@ -49,7 +47,7 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
       const HandleKind hk = kb == RkeyBase::Mr ? HandleKind::Mr : HandleKind::Mw;
       const uint32_t count = kb == RkeyBase::MwPrev ? 0 : caps_[static_cast<int>(hk)];
       lanes_[folded][key_lane(static_cast<uint32_t>(k << 28 | b))] =
-          KeyLane{fast_.hot_view().slots + fast_.slot_of(kb, 0), 16 * count, rbit};
+          KeyLane{fast_.hot_view().slots + fast_.slot_of(kb, 0), 8 * count, rbit};
     }
   }
   // The batch's tables, when the compact codes' bytes follow the first's.

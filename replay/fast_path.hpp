@@ -9,7 +9,7 @@
 // stale too (a bind comes before its next access). What an op can change
 // follows from its kind in the op table: only a Resource op (de)registers an
 // MR (a bind counts its MR's windows, which no copy holds) or moves a QP's PD
-// or incarnation; a work request or a peer's request makes its QP's copy
+// or kills it; a work request or a peer's request makes its QP's copy
 // stale only when what the responder serves by (Model::responder_word) moved,
 // as an error does; and a Poll op changes its QP's completion ring alone,
 // which no copy holds; a peer's access changes no window or MR. The checks
@@ -26,6 +26,7 @@
 
 #include "refmodel/model.hpp"
 #include "refmodel/rules.hpp"
+#include "replay/usual_batch.hpp"
 
 namespace mwc::replay {
 
@@ -39,7 +40,7 @@ class FastPathT {
         align_post_(model.atomic_align_alt() == alt::atomic_align_check::post),
         qps_(caps[4]),
         nqps_(caps[4]),
-        qp_incarnation_(caps[4], 0),
+        responder_(caps[4], 0),
         wins_(caps[3]),
         mrs_(caps[2]),
         over_(caps[3] + caps[2]),
@@ -72,10 +73,10 @@ class FastPathT {
                                                  bool atomic) {
     if (len == 0 && !atomic) [[unlikely]]
       return false;
-    if (!(qps_[qp].serves & bit(right))) [[unlikely]]
+    if (!(serves(qps_[qp]) & bit(right))) [[unlikely]]
       if (!fresh_qp(qp, right)) return false;
-    const uint64_t who = qps_[qp].who;
-    const uint32_t pd = static_cast<uint32_t>(who >> 48);
+    const uint64_t who = qps_[qp].word & kIdBits;
+    const uint32_t pd = static_cast<uint32_t>(who >> kPdShift);
     if (key == RkeyBase::MwCur) {
       if (wins_[h].state != kOk) [[unlikely]]
         if (!fresh_win(h)) return false;
@@ -200,7 +201,6 @@ class FastPathT {
   // (the windows' current keys, then the MRs' keys) and the QP words.
   // QP and window copies are stale (to be taken from the model when read)
   // until first read; a QP's also after an op names it.
-  static constexpr uint8_t kStaleQp = 0x80;
   struct HotSlot;
   struct QpWord;
   struct HotView {
@@ -221,43 +221,40 @@ class FastPathT {
                                               uint32_t off, uint32_t len, uint8_t rbit) {
     return pass_words(v.qps[qp], v.slots[slot], off, len, rbit);
   }
-  // The same on the QP's word and the key object's check word themselves.
+  // The same on the QP's word and the key object's check word themselves
+  // (usual_batch.hpp's pass_words, which the batch states lane by lane).
   [[gnu::always_inline]] static bool pass_words(const QpWord& q, const HotSlot& s, uint32_t off,
                                                 uint32_t len, uint8_t rbit) {
-    // off + len <= end, with len 0 refused (its rule is another): end < 2^32.
-    const uint64_t last = uint64_t{off} + static_cast<uint32_t>(len - 1);
-    return (q.serves & s.rights & rbit) != 0 && ((q.who ^ s.who) >> s.shift) == 0 && last < s.end;
+    return replay::pass_words(q.word, s.word, off, len, rbit);
   }
   // Returns the QP-word bit of a remote right.
   static constexpr uint8_t bit(uint32_t right) {
     return right == acc::REMOTE_WRITE ? 1 : right == acc::REMOTE_READ ? 2 : 4;
   }
-  // A QP as check words name it: PD, incarnation and handle. A Resource op
-  // that leaves a QP dead starts a new incarnation: it ended the bindings
-  // of the type 2 windows bound to it (destroy_qp names only the QP, and a
-  // QP made again has the same handle), so copies of them taken before no
-  // longer match.
-  static constexpr int kPdShift = 48;  // where identity() puts the PD
-  static constexpr uint64_t identity(uint32_t pd, uint32_t incarnation, uint32_t qp) {
-    return uint64_t{pd & 0xffff} << kPdShift | uint64_t{incarnation} << 16 | (qp & 0xffff);
+  // A QP as check words name it: its PD and handle (kIdBits). A QP that
+  // dies (destroy_qp names only the QP, and a QP made again has the same
+  // handle) ended the bindings of the type 2 windows bound to it: their
+  // copies are forgotten then (forget_windows_of()).
+  static constexpr int kPdShift = 16;  // where identity() puts the PD
+  static constexpr uint64_t identity(uint32_t pd, uint32_t qp) {
+    return uint64_t{pd & 0xffff} << kPdShift | (qp & 0xffff);
   }
-  static constexpr uint64_t kPdOnly = ~uint64_t{0} << kPdShift;  // a mask: any QP of the PD
-  // A QP's copy: its identity and the rights its responder serves.
+  static constexpr uint64_t kPdOnly = kIdBits & ~uint64_t{0xffff};  // a mask: any QP of the PD
+  // A QP's copy, in one qword (usual_batch.hpp): its identity and the
+  // rights its responder serves; stale (kTopBit, no rights) until taken.
   struct QpWord {
-    uint64_t who = 0;           // identity()
-    uint32_t responder = 0;     // Model::responder_word() when taken
-    uint8_t serves = kStaleQp;  // bit(right) for each right its responder takes
+    uint64_t word = kTopBit;
   };
-  // A key's object as the record loop checks it, derived from the slot
-  // pass() reads by the rule templates (derive_hot): the PD and owner QP
-  // the requester must match, the rights granted and the end of the
-  // offsets inside; rights 0 while stale, refused, or not derivable (a
-  // window's also from when its MR changes: forget_windows_over()).
-  struct alignas(16) HotSlot {
-    uint64_t who = 0;    // identity() of PD and owner QP
-    uint32_t end = 0;    // an access [off, off + len) passes when off + len <= end
-    uint8_t rights = 0;  // bit(right) of each right granted
-    uint8_t shift = 0;   // the bits of `who` below it need not match: kPdShift when any QP may
+  // Returns the rights (bit(right)) QP word q says its responder serves.
+  static uint8_t serves(const QpWord& q) { return static_cast<uint8_t>(q.word >> kRightsShift & 7); }
+  // A key's object as the record loop checks it, in one qword
+  // (usual_batch.hpp), derived from the slot pass() reads by the rule
+  // templates (derive_hot): the PD and owner QP the requester must match,
+  // the rights granted and the end of the offsets inside; no rights while
+  // stale, refused, or not derivable (a window's also from when its MR
+  // changes: forget_windows_over()).
+  struct HotSlot {
+    uint64_t word = 0;
   };
 
  private:
@@ -302,14 +299,13 @@ class FastPathT {
     constexpr bool mrs = O == OpKind::Resource;  // (de)registers MRs
     if constexpr (K == FieldKind::Qp && O == OpKind::Resource) {
       if (a.h < nqps_) {
-        qps_[a.h].serves = kStaleQp;
-        if (!model_.qp_live(a.h)) ++qp_incarnation_[a.h];
+        qps_[a.h] = QpWord{};
+        if (!model_.qp_live(a.h)) forget_windows_of(a.h);
       }
     } else if constexpr (K == FieldKind::Qp && O != OpKind::Poll) {
-      // Only a Resource op moves a QP's PD or incarnation; a work request
-      // or a peer's request may move what its responder serves (an error).
-      if (a.h < nqps_ && qps_[a.h].responder != model_.responder_word(a.h))
-        qps_[a.h].serves = kStaleQp;
+      // Only a Resource op moves a QP's PD or kills it; a work request or
+      // a peer's request may move what its responder serves (an error).
+      if (a.h < nqps_ && responder_[a.h] != model_.responder_word(a.h)) qps_[a.h] = QpWord{};
     } else if constexpr (K == FieldKind::Mw && O == OpKind::Resource) {
       forget_win(a.h);  // made or ended
     } else if constexpr (K == FieldKind::Mw) {
@@ -348,7 +344,14 @@ class FastPathT {
   // rule, and bound again (so taken again) before its next access: its
   // copy is marked stale, not taken.
   void forget_win(uint32_t h) {
-    if (h < wins_.size()) wins_[h].state = kStale, hot_[h].rights = 0;
+    if (h < wins_.size()) wins_[h].state = kStale, hot_[h] = HotSlot{};
+  }
+  // Makes the copies of the type 2 windows bound to QP qp stale: it died.
+  // Rare (a QP destroyed), and the model's destroy_qp walks every window too.
+  void forget_windows_of(uint32_t qp) {
+    for (uint32_t h = 0; h < wins_.size(); ++h)
+      if (wins_[h].state != kStale && wins_[h].who_mask == kIdBits && (wins_[h].who & 0xffff) == qp)
+        forget_win(h);
   }
   // Lists window h over MR mr (kNoHandle: over none), taking it off the
   // list it was on. Without a branch: whether a window was listed, and
@@ -383,9 +386,9 @@ class FastPathT {
   }
   // Returns whether QP qp serves `right`, its copy taken again if stale.
   [[gnu::noinline, gnu::cold]] bool fresh_qp(uint32_t qp, uint32_t right) {
-    if (!(qps_[qp].serves & kStaleQp)) return false;
+    if (!(qps_[qp].word & kTopBit)) return false;
     refresh_qp(qp);
-    return qps_[qp].serves & bit(right);
+    return serves(qps_[qp]) & bit(right);
   }
   // Returns whether window h's copy is valid, taken again if stale.
   [[gnu::noinline, gnu::cold]] bool fresh_win(uint32_t h) {
@@ -394,12 +397,11 @@ class FastPathT {
     return wins_[h].state == kOk;
   }
   void refresh_qp(uint32_t h) {
-    QpWord& q = qps_[h];
-    q.who = identity(model_.qp_pd(h), qp_incarnation_[h], h);
-    q.responder = model_.responder_word(h);
-    q.serves = 0;
+    uint64_t rights = 0;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
-      if (model_.serves(h, r)) q.serves |= bit(r);
+      if (model_.serves(h, r)) rights |= bit(r);
+    qps_[h].word = identity(model_.qp_pd(h), h) | rights << kRightsShift;
+    responder_[h] = model_.responder_word(h);
   }
   // Flattened, as the rule templates they hold the check words to are
   // called twice per copy taken.
@@ -410,9 +412,8 @@ class FastPathT {
     // Only the window's own slot: the current key names window h itself.
     s.state = t.ok && t.window && layout::rkey_index(rkey) == layout::mw_index(h) ? kOk : kRefused;
     s.zb = t.zero_based;
-    const bool owned = t.owner < nqps_;
-    s.who = identity(t.pd, owned ? qp_incarnation_[t.owner] : 0, owned ? t.owner : 0);
-    s.who_mask = t.owner == kNoHandle ? kPdOnly : ~uint64_t{0};
+    s.who = identity(t.pd, t.owner < nqps_ ? t.owner : 0);
+    s.who_mask = t.owner == kNoHandle ? kPdOnly : kIdBits;
     s.access = t.access;
     s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
     list_over(h, s.state == kOk ? t.mr : kNoHandle);
@@ -434,7 +435,7 @@ class FastPathT {
     if (now == mrs_[h]) return;
     mrs_[h] = now;
     forget_windows_over(h);
-    derive_hot(slot_of(RkeyBase::Mr, h), now.ok, identity(now.pd, 0, 0), kPdOnly, now.access, now.iova,
+    derive_hot(slot_of(RkeyBase::Mr, h), now.ok, identity(now.pd, 0), kPdOnly, now.access, now.iova,
                now.iova, now.len, [&](uint64_t raddr, uint64_t len) {
                  return rules::range_within<D>(raddr, len, now.iova, now.len);
                });
@@ -447,22 +448,23 @@ class FastPathT {
   // in_range(raddr, len): the rule templates' answer. `end` is the end of
   // the offsets inside as the object's bounds give it; the templates must
   // agree at its edge ([0, end) inside, [0, end + 1) not: bounds linear in
-  // off + len, with no address wrapping, are pinned by that), else rights
-  // stay 0 and every access asks pass().
+  // off + len, with no address wrapping, are pinned by that), else no
+  // rights and every access asks pass(). An end past kEndCap is held as
+  // kEndCap: accesses beyond it ask pass() too.
   template <class InRange>
   void derive_hot(uint32_t slot, bool ok, uint64_t who, uint64_t who_mask, uint32_t access,
                   uint64_t base, uint64_t va, uint64_t end, InRange in_range) {
     HotSlot& x = hot_[slot];
     x = HotSlot{};
     constexpr uint64_t kReach = uint64_t{1} << 33;  // off + len of a compact record stays below
-    constexpr uint64_t kCap = 0xffffffff;           // the largest end a word holds
     if (!ok || end == 0 || base > ~uint64_t{0} - kReach || va > ~uint64_t{0} - kReach) return;
-    end = end < kCap ? end : kCap;
-    if (!in_range(base, end) || (end < kCap && in_range(base, end + 1))) return;
-    x.end = static_cast<uint32_t>(end);
-    x.who = who, x.shift = who_mask == kPdOnly ? kPdShift : 0;
+    end = end < kEndCap ? end : kEndCap;
+    if (!in_range(base, end) || (end < kEndCap && in_range(base, end + 1))) return;
+    uint64_t rights = 0;
     for (const uint32_t r : {acc::REMOTE_WRITE, acc::REMOTE_READ, acc::REMOTE_ATOMIC})
-      if (rules::grants<D>(access, r)) x.rights |= bit(r);
+      if (rules::grants<D>(access, r)) rights |= bit(r);
+    x.word = (who & kIdBits) | end << kEndShift | rights << kRightsShift |
+             uint64_t{who_mask == kPdOnly} << kAnyQpShift;
   }
 
   Model& model_;
@@ -470,7 +472,7 @@ class FastPathT {
   bool align_post_;  // a misaligned atomic is refused at post, as sent
   std::vector<QpWord> qps_;
   uint32_t nqps_;  // qps_.size(), without working it out per op
-  std::vector<uint32_t> qp_incarnation_;  // identity()'s, by QP
+  std::vector<uint32_t> responder_;  // Model::responder_word() of each QP when its copy was taken
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
   // The windows whose valid copies were taken over each MR, a circular

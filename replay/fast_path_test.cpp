@@ -62,6 +62,25 @@ std::vector<Trace> corpus() {
                            "peer_read q0 rkey=w0 addr=w0+120 len=9", "peer_write q0 rkey=m0 addr=m0+4095 len=2",
                            "peer_read q0 rkey=w0 addr=w0+0 len=128", "peer_write q0 rkey=m0 addr=m0 len=4096"})
     ts.push_back(testing::parse_or_fail(head + last + "\n"));
+  // An MR longer than a check word's end holds (kEndCap): accesses past
+  // the cap, inside and outside the MR, ask pass(); the rights the MR
+  // does not grant stay refused.
+  for (const char* last : {"peer_read q0 rkey=m0 addr=m0+268439000 len=8", "peer_read q0 rkey=m0 addr=m0+268439548 len=8",
+                           "peer_write q0 rkey=m0 addr=m0+8 len=8"})
+    ts.push_back(testing::parse_or_fail(
+        std::string("buf b0 len=268439552\nalloc_pd p0\n"
+                    "reg_mr m0 pd=p0 addr=b0 len=268439552 access=LOCAL_WRITE|REMOTE_READ\n"
+                    "create_qp q0 pd=p0\npeer_read q0 rkey=m0 addr=m0+8 len=8\n") +
+        last + "\n"));
+  // A type 2 window's copy outlives its QP's death: a QP made again with
+  // the same handle and PD must not pass through the window it ended.
+  ts.push_back(testing::parse_or_fail(
+      "buf b0 len=4096\nalloc_pd p0\n"
+      "reg_mr m0 pd=p0 addr=b0 len=4096 access=LOCAL_WRITE|REMOTE_READ|MW_BIND\n"
+      "alloc_mw w0 pd=p0 type=2\ncreate_qp q0 pd=p0\n"
+      "wr_bind_mw q0 w0 mr=m0 addr=b0 len=256 access=REMOTE_READ\npoll_cq q0\n"
+      "peer_read q0 rkey=w0 addr=w0 len=8\ndestroy_qp q0\ncreate_qp q0 pd=p0\n"
+      "peer_read q0 rkey=w0 addr=w0 len=8\n"));
   return ts;
 }
 

@@ -17,10 +17,32 @@ namespace mwc::replay {
 
 inline constexpr int kBatchOps = 2;  // compact ops (mwb::kCompactOpCount: engine.cpp checks)
 
+// The check words, one qword each, so that a batch gathers each record's
+// two words with one load each: a key's object's (FastPath::HotSlot) and
+// its QP's (FastPath::QpWord). Both hold an identity in bits 0-31 (a QP's
+// handle in 0-15, its PD in 16-31) and rights in bits 60-62 (bit(right):
+// those the object grants, those the QP's responder serves). An object's
+// word also holds the end of the offsets inside (bits 32-59: larger ends
+// are capped, so an access past the cap asks the scalar path) and, in bit
+// 63, whether any QP of the PD may use it (then only bits 16-31 must
+// match); a QP's holds, in bit 63, that its copy is stale (no rights then).
+inline constexpr uint64_t kIdBits = 0xffffffff;
+inline constexpr int kEndShift = 32, kRightsShift = 60, kAnyQpShift = 63;
+inline constexpr uint64_t kEndCap = (uint64_t{1} << 28) - 1;
+inline constexpr uint64_t kTopBit = uint64_t{1} << 63;
+// Returns whether a record's access [off, off + len) of right rbit by the
+// QP of word q passes the check word s: the record loop's check, which
+// the batch states lane by lane. len 0 never passes (its rule is another).
+[[gnu::always_inline]] inline bool pass_words(uint64_t q, uint64_t s, uint32_t off, uint32_t len, uint8_t rbit) {
+  const uint64_t last = uint64_t{off} + static_cast<uint32_t>(len - 1);
+  const uint64_t id = (q ^ s) & kIdBits;
+  const unsigned any_qp = static_cast<unsigned>(s >> kAnyQpShift) * 16;  // the PD alone
+  return ((q & s) >> kRightsShift & rbit) != 0 && (id >> any_qp) == 0 && last < (s >> kEndShift & kEndCap);
+}
+
 // The record loop's lane of a compact code byte and key field (object bits
-// 20-21), folded or bare: where the check words (FastPath::HotSlot, 16
-// bytes: identity, then end, rights and shift) of the objects the key
-// names start, the bytes they take (16 per object; 0: none, or a code of
+// 20-21), folded or bare: where the check words of the objects the key
+// names start, the bytes they take (8 per object; 0: none, or a code of
 // the other variant; the scalar path decides), and bit(right) of its op.
 // 16 bytes, so that each is read in place.
 struct alignas(16) KeyLane {
@@ -32,23 +54,23 @@ static_assert(sizeof(KeyLane) == 16);
 // A lane for each code byte and key field.
 inline constexpr size_t kKeyLanes = 1024;
 // Where a compact record's first dword holds the key field (object bits
-// 20-21), and its handle times 16 once shifted right by kSlotShift: the
+// 20-21), and its handle times 8 once shifted right by kSlotShift: the
 // scalar loop and the batch both take them apart by these.
-inline constexpr int kKeyShift = 28, kSlotShift = 4;
-inline constexpr uint32_t kSlotMask = 0xffff0;
+inline constexpr int kKeyShift = 28, kSlotShift = 5;
+inline constexpr uint32_t kSlotMask = 0x7ffff8;
 // Returns the lane index of a compact record whose first dword is d: the
 // code byte, and the key field above it.
 constexpr size_t key_lane(uint32_t d) { return (d & 0xff) | ((d >> kKeyShift) & 3) << 8; }
 // Returns the byte offset of a compact record's object among its lane's
-// check words (its 20-bit handle times 16), d its first dword.
+// check words (its 20-bit handle times 8), d its first dword.
 constexpr uint32_t slot_offset(uint32_t d) { return (d >> kSlotShift) & kSlotMask; }
 
 // How a batch loads the check and QP words of its eight records: one by
-// one, then put side by side by inserts and permutes (words), or by four
-// AVX-512 gathers (gather). Both give the same answer; which is faster
-// depends on the processor: in the data-path mix's replay gathers were
-// 1.4 times as fast on an Intel Xeon (Emerald Rapids) and 0.7 times on an
-// AMD EPYC, so faster_batch_loads() times both.
+// one, then put side by side (words), or by two AVX-512 gathers (gather).
+// Both give the same answer; which is faster depends on the processor:
+// with words of 16 bytes (four gathers), gathers made the data-path mix's
+// replay 1.4 times as fast on an Intel Xeon (Emerald Rapids) and 0.7
+// times on an AMD EPYC, so faster_batch_loads() times both.
 enum class BatchLoads : uint8_t { words, gather };
 
 // What the batch reads, as the engine lays it out, for folded or bare
@@ -56,8 +78,7 @@ enum class BatchLoads : uint8_t { words, gather };
 // `first_byte` (the compact codes' bytes are consecutive from it); the
 // lanes of those bytes (take_lanes()), the only ones the batch reads, by
 // code index (bits 0-1) and key (bits 2-3): where their check words start
-// and the bytes they take; the QP words (FastPath::QpWord, 16 bytes:
-// identity, then responder and serves) and their count; and how to load
+// and the bytes they take; the QP words and their count; and how to load
 // the words.
 struct UsualTables {
   std::array<uint64_t, 8> rbits{};

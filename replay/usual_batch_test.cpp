@@ -19,8 +19,8 @@ namespace {
 using Slot = FastPath::HotSlot;
 using QpWord = FastPath::QpWord;
 
-// Random check and QP words over few PDs, QPs and incarnations, so that
-// identities often match, and lanes for both variants of two ops.
+// Random check and QP words over few PDs and QPs, so that identities often
+// match, and lanes for both variants of two ops.
 struct World {
   std::vector<Slot> slots;
   std::vector<QpWord> qps;
@@ -31,15 +31,15 @@ struct World {
 World make_world(std::mt19937_64& rng, uint8_t folded) {
   World w;
   const auto pick = [&](uint64_t n) { return rng() % n; };
-  const auto who = [&] { return FastPath::identity(uint32_t(pick(2)), uint32_t(pick(2)), uint32_t(pick(3))); };
+  const auto who = [&] { return FastPath::identity(uint32_t(pick(2)), uint32_t(pick(3))); };
+  const auto rights = [&] { return uint64_t{pick(4) ? 7u : pick(8)} << kRightsShift; };
   w.qps.resize(3);
-  for (QpWord& q : w.qps) q = QpWord{who(), uint32_t(rng()), uint8_t(pick(4) ? 7 : pick(8))};
+  // Now and then a stale QP word (no rights, the top bit).
+  for (QpWord& q : w.qps) q = QpWord{pick(8) ? who() | rights() : kTopBit};
   w.slots.resize(40);
   for (Slot& s : w.slots) {
-    s.who = who();
-    s.end = uint32_t(pick(4) ? 4096 + pick(64) : rng());
-    s.rights = uint8_t(pick(4) ? 7 : pick(8));
-    s.shift = pick(4) ? 48 : 0;
+    const uint64_t end = pick(4) ? 4096 + pick(64) : rng() & kEndCap;
+    s = Slot{who() | end << kEndShift | rights() | uint64_t{pick(4) != 0} << kAnyQpShift};
   }
   // Codes 28-31: two ops, bare and folded; this world's variant has lanes,
   // under their first bytes and, as the engine's lanes do, under other
@@ -55,7 +55,7 @@ World make_world(std::mt19937_64& rng, uint8_t folded) {
     for (int k = 0; k < 4; ++k)
       for (const int alias : {0, 10})
         w.lanes[key_lane(uint32_t(k << 28 | (28 + alias + code)))] =
-            KeyLane{w.slots.data() + base[k], 16 * count[k], rbit};
+            KeyLane{w.slots.data() + base[k], 8 * count[k], rbit};
   }
   w.t.first_byte = 28;
   take_lanes(w.t, w.lanes.data());
@@ -76,7 +76,7 @@ bool scalar_passes(const World& w, const uint8_t* r) {
   // and slot_offset() agree with these.
   const KeyLane& e = w.lanes[(word & 0xff) | ((word >> 28) & 3) << 8];
   const uint32_t h = (word >> 8) & 0xfffff, qp = (word >> 32) & 0xffff;
-  if (16 * uint64_t{h} >= e.bytes || qp >= w.t.nqps) return false;
+  if (8 * uint64_t{h} >= e.bytes || qp >= w.t.nqps) return false;
   const Slot* slots = static_cast<const Slot*>(e.slots);
   return FastPath::pass_words(w.qps[qp], slots[h], off, uint32_t(word >> 48), e.rbit);
 }
