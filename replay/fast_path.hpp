@@ -41,6 +41,7 @@ class FastPathT {
         qps_(caps[4]),
         nqps_(caps[4]),
         responder_(caps[4], 0),
+        qp_live_(caps[4], 0),
         wins_(caps[3]),
         mrs_(caps[2]),
         over_(caps[3] + caps[2]),
@@ -300,7 +301,9 @@ class FastPathT {
     if constexpr (K == FieldKind::Qp && O == OpKind::Resource) {
       if (a.h < nqps_) {
         qps_[a.h] = QpWord{};
-        if (!model_.qp_live(a.h)) forget_windows_of(a.h);
+        const bool live = model_.qp_live(a.h);
+        if (qp_live_[a.h] && !live) forget_windows_of(a.h);
+        qp_live_[a.h] = live;
       }
     } else if constexpr (K == FieldKind::Qp && O != OpKind::Poll) {
       // Only a Resource op moves a QP's PD or kills it; a work request or
@@ -347,7 +350,7 @@ class FastPathT {
     if (h < wins_.size()) wins_[h].state = kStale, hot_[h] = HotSlot{};
   }
   // Makes the copies of the type 2 windows bound to QP qp stale: it died.
-  // Rare (a QP destroyed), and the model's destroy_qp walks every window too.
+  // Once per QP's life, as the model's destroy_qp walks every window.
   void forget_windows_of(uint32_t qp) {
     for (uint32_t h = 0; h < wins_.size(); ++h)
       if (wins_[h].state != kStale && wins_[h].who_mask == kIdBits && (wins_[h].who & 0xffff) == qp)
@@ -473,6 +476,7 @@ class FastPathT {
   std::vector<QpWord> qps_;
   uint32_t nqps_;  // qps_.size(), without working it out per op
   std::vector<uint32_t> responder_;  // Model::responder_word() of each QP when its copy was taken
+  std::vector<uint8_t> qp_live_;     // whether each QP was live after the last op that named it
   std::vector<WinSlot> wins_;
   std::vector<MrSlot> mrs_;
   // The windows whose valid copies were taken over each MR, a circular
