@@ -112,6 +112,8 @@ TEST(App, ProfilesShowsFiveProfilesAndTheKnobs) {
   const Ran j = mwcheck({"profiles", "--json"});
   EXPECT_EQ(j.status, 0);
   EXPECT_NE(j.out.find("\"alternatives\""), std::string::npos);
+  // Each knob's values have the release's column too, as the matrix has.
+  EXPECT_NE(j.out.find("\"mlx5\": \"own\",\n        \"rxe@6.12\": \"flushed\""), std::string::npos) << j.out;
 }
 
 TEST(App, ConvertRoundTripsTextBinaryText) {

@@ -13,14 +13,16 @@ namespace mwc::cli {
 int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream&) {
   const auto knobs = knob_descs();
   const auto profs = profile_descs();
+  // A column per profile, then per driver's later release (rxe@6.12), so
+  // that a knob only a release reads otherwise shows where.
+  const std::vector<Profile> cols = described_profiles();
   if (o.json) {
     nlohmann::ordered_json j;
     for (const auto& p : profs) j["profiles"].push_back({{"name", p.name}, {"summary", p.summary}});
-    for (const auto& k : knobs) {
-      nlohmann::ordered_json jk{{"name", k.name}, {"question", k.question}};
-      for (const auto& a : k.alts) jk["alternatives"].push_back({{"name", a.name}, {"source", a.source}});
-      for (size_t p = 0; p < profs.size(); ++p)
-        jk["values"][std::string(profs[p].name)] = k.alts[k.profile_value[p]].name;
+    for (size_t k = 0; k < knobs.size(); ++k) {
+      nlohmann::ordered_json jk{{"name", knobs[k].name}, {"question", knobs[k].question}};
+      for (const auto& a : knobs[k].alts) jk["alternatives"].push_back({{"name", a.name}, {"source", a.source}});
+      for (const Profile& c : cols) jk["values"][c.name] = knobs[k].alts[c.v[k]].name;
       j["knobs"].push_back(jk);
     }
     j["revisions"] = nlohmann::ordered_json::array();
@@ -33,9 +35,6 @@ int cmd_profiles(const ProfilesOptions& o, std::ostream& out, std::ostream&) {
     out << j.dump(2) << "\n";
     return kExitOk;
   }
-  // A column per profile, then per driver's later release (rxe@6.12), so
-  // that a knob only a release reads otherwise shows where.
-  const std::vector<Profile> cols = described_profiles();
   const size_t releases = cols.size() - profs.size();
   size_t kw = 4;
   for (const auto& k : knobs) kw = std::max(kw, k.name.size());
