@@ -236,11 +236,13 @@ class FastPathT {
   // dies (destroy_qp names only the QP, and a QP made again has the same
   // handle) ended the bindings of the type 2 windows bound to it: their
   // copies are forgotten then (forget_windows_of()).
-  static constexpr int kPdShift = 16;  // where identity() puts the PD
   static constexpr uint64_t identity(uint32_t pd, uint32_t qp) {
-    return uint64_t{pd & 0xffff} << kPdShift | (qp & 0xffff);
+    return (pd & kHandleBits) << kPdShift | (qp & kHandleBits);
   }
-  static constexpr uint64_t kPdOnly = kIdBits & ~uint64_t{0xffff};  // a mask: any QP of the PD
+  static constexpr uint64_t kPdOnly = kIdBits & ~kHandleBits;  // a mask: any QP of the PD
+  static_assert(kMaxCap[static_cast<int>(HandleKind::Pd)] - 1 <= kHandleBits &&
+                    kMaxCap[static_cast<int>(HandleKind::Qp)] - 1 <= kHandleBits,
+                "an identity holds every PD's and QP's handle");
   // A QP's copy, in one qword (usual_batch.hpp): its identity and the
   // rights its responder serves; stale (kTopBit, no rights) until taken.
   struct QpWord {
@@ -353,7 +355,7 @@ class FastPathT {
   // Once per QP's life, as the model's destroy_qp walks every window.
   void forget_windows_of(uint32_t qp) {
     for (uint32_t h = 0; h < wins_.size(); ++h)
-      if (wins_[h].state != kStale && wins_[h].who_mask == kIdBits && (wins_[h].who & 0xffff) == qp)
+      if (wins_[h].state != kStale && wins_[h].who_mask == kIdBits && (wins_[h].who & kHandleBits) == qp)
         forget_win(h);
   }
   // Lists window h over MR mr (kNoHandle: over none), taking it off the

@@ -71,7 +71,7 @@ __attribute__((target("avx512f"))) const uint8_t* check_batches(const uint8_t* p
   const __m512i low16 = _mm512_set1_epi64(0xffff);
   const __m512i one = _mm512_set1_epi64(1);
   const __m512i end_cap = _mm512_set1_epi64(kEndCap);
-  const __m512i pd_alone = _mm512_set1_epi64(16);
+  const __m512i pd_alone = _mm512_set1_epi64(kPdShift);
   // bit(right) by code index, moved to where the words' rights are.
   const __m512i rbits = _mm512_maskz_slli_epi64(0xff, _mm512_loadu_si512(t.rbits.data()), kRightsShift);
   const __m512i first_byte = _mm512_set1_epi64(t.first_byte);
@@ -122,7 +122,9 @@ __attribute__((target("avx512f"))) const uint8_t* check_batches(const uint8_t* p
     const __m512i len = _mm512_srli_epi64(w, 48);
     // (serves & rights & rbit) != 0.
     ok &= _mm512_test_epi64_mask(_mm512_and_si512(qw, s), rbit);
-    // The identities match (the PD's bits alone where any QP of it may).
+    // The identities match (the PD's bits alone where any QP of it may):
+    // the any-QP bit moved to kPdShift's one bit, as pass_words() shifts.
+    static_assert(kPdShift == 16, "the any-QP bit lands on bit 4");
     const __m512i shift = _mm512_and_si512(_mm512_srli_epi64(s, kAnyQpShift - 4), pd_alone);
     ok &= _mm512_testn_epi64_mask(_mm512_srlv_epi64(_mm512_and_si512(_mm512_xor_si512(qw, s), low32), shift),
                                   _mm512_set1_epi64(-1));

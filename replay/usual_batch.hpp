@@ -27,7 +27,8 @@ inline constexpr int kBatchOps = 2;  // compact ops (mwb::kCompactOpCount: engin
 // 63, whether any QP of the PD may use it (then only bits 16-31 must
 // match); a QP's holds, in bit 63, that its copy is stale (no rights then).
 inline constexpr uint64_t kIdBits = 0xffffffff;
-inline constexpr int kEndShift = 32, kRightsShift = 60, kAnyQpShift = 63;
+inline constexpr uint64_t kHandleBits = 0xffff;  // a QP's or a PD's handle (kMaxCap: 2^16 of each)
+inline constexpr int kPdShift = 16, kEndShift = 32, kRightsShift = 60, kAnyQpShift = 63;
 inline constexpr uint64_t kEndCap = (uint64_t{1} << 28) - 1;
 inline constexpr uint64_t kTopBit = uint64_t{1} << 63;
 // Returns whether a record's access [off, off + len) of right rbit by the
@@ -36,7 +37,7 @@ inline constexpr uint64_t kTopBit = uint64_t{1} << 63;
 [[gnu::always_inline]] inline bool pass_words(uint64_t q, uint64_t s, uint32_t off, uint32_t len, uint8_t rbit) {
   const uint64_t last = uint64_t{off} + static_cast<uint32_t>(len - 1);
   const uint64_t id = (q ^ s) & kIdBits;
-  const unsigned any_qp = static_cast<unsigned>(s >> kAnyQpShift) * 16;  // the PD alone
+  const unsigned any_qp = static_cast<unsigned>(s >> kAnyQpShift) * kPdShift;  // the PD alone
   return ((q & s) >> kRightsShift & rbit) != 0 && (id >> any_qp) == 0 && last < (s >> kEndShift & kEndCap);
 }
 
