@@ -55,6 +55,21 @@ TEST(ConformDevice, TwoReleasesOfADriverSayWhichEachBehavesAs) {
   EXPECT_NE(html.find("; resembles most: rxe@6.12 (traces each profile matches"), std::string::npos) << html;
 }
 
+TEST(ConformDevice, ProfilesNoTraceTellsApartAreNamedTogether) {
+  // One basic bind tells no profile from another: the report names them
+  // all, and claims no change between two releases.
+  const fs::path dir = corpus_of("mwcheck-conform-alike", {"010_bind_type1_basic.mwt"});
+  const Ran r = mwcheck({"conform", "--device", "profile:rxe", "--device", "profile:rxe@6.12", "--corpus",
+                         (dir / "corpus").string(), "--report", (dir / "report").string()});
+  EXPECT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("resembles most, alike: ibta, verbs, det, rxe, mlx5, rxe@6.12 (no trace here tells them apart; "
+                           "traces each profile matches as it stands: ibta 1, verbs 1, det 1, rxe 1, mlx5 1, rxe@6.12 1)\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("resembles most: "), std::string::npos) << r.out;
+  const auto j = read_json(dir / "report" / "report.json");
+  EXPECT_GT(j["devices"][0]["closest_profiles"].size(), 2u);
+  EXPECT_EQ(j["devices"][0]["closest_profiles"][0], j["devices"][0]["closest_profile"]);
+}
+
 TEST(ConformDevice, FindingsFirstAndWhatDiffersBetweenTwoDevices) {
   const fs::path dir = corpus_of("mwcheck-conform-two", {"010_bind_type1_basic.mwt", "109_knob_remote_range.mwt",
                                                           "106_knob_type2_invalidator.mwt"});

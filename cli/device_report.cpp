@@ -30,27 +30,48 @@ std::string profiles_in(const DeviceJudgment& j, uint32_t bits) {
   return s.empty() ? "none" : s;
 }
 
+// Returns the names of the profiles a device resembles most
+// (closest_profiles()), joined by `sep`.
+std::string closest_names(const DeviceJudgment& j, std::string_view sep) {
+  std::string s;
+  for (const size_t p : closest_profiles(j)) s += (s.empty() ? "" : std::string(sep)) + j.matched[p].profile;
+  return s;
+}
+
 // Returns the profile a device resembles most, with the traces each
-// profile matches (and, where that ties, the ops).
+// profile matches (and, where that ties, the ops); profiles that no trace
+// tells apart are named together.
 std::string resembles_line(const DeviceJudgment& j) {
   std::string m, tied;
+  bool broken = false;
   const ProfileMatch& best = j.matched[j.closest];
   for (const ProfileMatch& p : j.matched) {
     m += fmt::format("{}{} {}", m.empty() ? "" : ", ", p.profile, p.traces);
-    if (p.traces == best.traces && &p != &best) tied += fmt::format(", {} {}", p.profile, p.ops);
+    if (p.traces == best.traces && &p != &best) {
+      tied += fmt::format(", {} {}", p.profile, p.ops);
+      broken = broken || p.ops != best.ops;
+    }
   }
   // A tie on traces is broken by the ops matched: say so, with the figures.
-  if (!tied.empty())
+  if (broken)
     m += fmt::format("; of those matching {}, the most ops before diverging: {} {}{}", best.traces, best.profile,
                      best.ops, tied);
+  if (closest_profiles(j).size() > 1)
+    return fmt::format("resembles most, alike: {} (no trace here tells them apart; traces each profile matches as "
+                       "it stands: {})",
+                       closest_names(j, ", "), m);
   return fmt::format("resembles most: {} (traces each profile matches as it stands: {})", best.profile, m);
 }
 
 // Returns "rxe vs rxe@6.12" where two devices resemble different profiles
-// (two releases of a driver: which each behaves as), else "".
+// (two releases of a driver: which each behaves as), else "" (also where
+// a profile one resembles most ties with one the other does: no change
+// can be claimed). Tied profiles are joined by " = ".
 std::string resembles_change(const DeviceJudgment& a, const DeviceJudgment& b) {
-  const std::string &x = a.matched[a.closest].profile, &y = b.matched[b.closest].profile;
-  return x == y ? "" : x + " vs " + y;
+  for (const size_t x : closest_profiles(a))
+    for (const size_t y : closest_profiles(b))
+      if (a.matched[x].profile == b.matched[y].profile) return "";
+  return closest_names(a, " = ") + " vs " + closest_names(b, " = ");
 }
 
 // The rule table's column of the profiles and releases (RuleRow::agree).
@@ -274,8 +295,10 @@ std::string device_json(const Report& r) {
     const DeviceJudgment& a = r.judged[c];
     nlohmann::ordered_json d{{"device", r.cols[c].spec}, {"label", r.cols[c].label},
                              {"yardstick", a.yardstick.profile.name}, {"closest_profile", a.matched[a.closest].profile},
+                             {"closest_profiles", nlohmann::ordered_json::array()},
                              {"incident", r.cols[c].incident},
                              {"send_depths_granted", r.cols[c].send_depths}};
+    for (const size_t p : closest_profiles(a)) d["closest_profiles"].push_back(a.matched[p].profile);
     for (const ProfileMatch& p : a.matched) d["profiles_matched"][p.profile] = p.traces;
     for (const ProfileMatch& p : a.matched) d["profiles_ops_matched"][p.profile] = p.ops;
     for (int k = 0; k < kRuleCount; ++k) {

@@ -133,4 +133,14 @@ DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTra
   return j;
 }
 
+std::vector<size_t> closest_profiles(const DeviceJudgment& j) {
+  std::vector<size_t> v;
+  if (j.matched.empty()) return v;
+  const ProfileMatch& best = j.matched[j.closest];
+  v.push_back(j.closest);
+  for (size_t p = 0; p < j.matched.size(); ++p)
+    if (p != j.closest && j.matched[p].traces == best.traces && j.matched[p].ops == best.ops) v.push_back(p);
+  return v;
+}
+
 }  // namespace mwc::findings

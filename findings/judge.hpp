@@ -46,4 +46,10 @@ struct DeviceJudgment {
 DeviceJudgment judge_device(const DeviceColumn& col, const std::vector<CorpusTrace>& corpus,
                             const std::vector<ProfileId>& yardsticks);
 
+// Returns the indices into j.matched of the profiles the device resembles
+// most: the closest first, then each that matches as many traces and ops
+// (no trace of the corpus tells them apart, so naming the first alone
+// would pick silently).
+std::vector<size_t> closest_profiles(const DeviceJudgment& j);
+
 }  // namespace mwc::findings

@@ -129,6 +129,19 @@ TEST(Judge, OfReleasesMatchingAsManyTracesTheOneGoingFurtherIsClosest) {
   EXPECT_EQ(j.matched[j.closest].profile, "rxe@6.12");
 }
 
+TEST(Judge, ProfilesNoTraceTellsApartAreClosestAlike) {
+  // One basic bind: every profile and release matches it to its end.
+  const auto c = corpus({"010_bind_type1_basic.mwt"});
+  const DeviceJudgment j = judged("profile:rxe@6.12", c);
+  const std::vector<size_t> alike = closest_profiles(j);
+  ASSERT_EQ(alike.size(), j.matched.size());
+  EXPECT_EQ(alike[0], j.closest);
+  // With a trace that tells the releases apart, one is closest alone.
+  const DeviceJudgment k = judged("profile:rxe@6.12", corpus({"010_bind_type1_basic.mwt", "115_knob_bind_qp_pd.mwt"}));
+  for (const size_t p : closest_profiles(k)) EXPECT_NE(k.matched[p].profile, "rxe");
+  EXPECT_EQ(k.matched[closest_profiles(k)[0]].profile, k.matched[k.closest].profile);
+}
+
 TEST(Judge, AKnownBugIsASecurityFinding) {
   const DeviceJudgment j = judged("mutant:stale_rkey", testing::stale_key_trace());  // LOCAL_INV leaves the key valid
   ASSERT_FALSE(j.findings.empty());
