@@ -70,6 +70,16 @@ TEST(ConformDevice, ProfilesNoTraceTellsApartAreNamedTogether) {
   EXPECT_EQ(j["devices"][0]["closest_profiles"][0], j["devices"][0]["closest_profile"]);
 }
 
+TEST(ConformDevice, ABindThatMustNotTakeEffectSaysTheWindowKeepsItsKey) {
+  // rxe binds a window with flags a window may not carry (knob mw_access).
+  const fs::path dir = corpus_of("mwcheck-conform-kept-key", {"103_knob_mw_access.mwt"});
+  const Ran r = mwcheck({"conform", "--device", "profile:rxe", "--corpus", (dir / "corpus").string()});
+  EXPECT_EQ(r.status, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("  bind_mw => device OK key=+1; the specification: OK (the window keeps its key)\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(ConformDevice, FindingsFirstAndWhatDiffersBetweenTwoDevices) {
   const fs::path dir = corpus_of("mwcheck-conform-two", {"010_bind_type1_basic.mwt", "109_knob_remote_range.mwt",
                                                           "106_knob_type2_invalidator.mwt"});

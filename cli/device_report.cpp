@@ -174,7 +174,9 @@ void print_device_report(const Report& r, std::ostream& out) {
   for (const Finding& f : r.findings) {
     out << fmt::format("\n[{}] {} {}\n", name(f.severity), f.id, f.summary);
     out << fmt::format("  rule {} ({}): {}\n", f.rule_id, f.source, f.statement);
-    out << fmt::format("  {} => device {}; the specification: {}\n", f.op, f.device_outcome, f.expected_outcome);
+    out << fmt::format("  {} => device {}; the specification: {}\n", f.op,
+                       outcome_words(f, f.device_outcome, f.expected_outcome),
+                       outcome_words(f, f.expected_outcome, f.device_outcome));
     if (!f.signature.empty()) out << fmt::format("  where: {}\n", f.signature);
     if (!f.kernel_same_as.empty())
       out << fmt::format("  {}\n", exit_report_line(f));
@@ -411,7 +413,8 @@ small{color:#666}
     h += fmt::format("<p><small>rule <b>{}</b> ({}): {}</small><br>{} &rArr; device <code>{}</code>; the "
                      "specification: <code>{}</code>",
                      f.rule_id, xml_escape(f.source), xml_escape(f.statement), f.op,
-                     xml_escape(f.device_outcome), xml_escape(f.expected_outcome));
+                     xml_escape(outcome_words(f, f.device_outcome, f.expected_outcome)),
+                     xml_escape(outcome_words(f, f.expected_outcome, f.device_outcome)));
     if (!f.signature.empty()) h += fmt::format("<br>where: <code>{}</code>", xml_escape(f.signature));
     h += fmt::format("<br>shows on: {}{}</p>\n", xml_escape(join(f.devices)),
                      f.absent_on.empty() ? "" : "; absent on: " + xml_escape(join(f.absent_on)));

@@ -485,6 +485,13 @@ Lack lack_of(const Finding& f) {
   return lack_of(f.seen.ret, f.reproducer_op < ops.size() ? ops[f.reproducer_op].code : OpCode::buf);
 }
 
+std::string outcome_words(const Finding& f, std::string_view outcome, std::string_view other) {
+  const auto& ops = f.reproducer.ops;
+  const bool bind = f.reproducer_op < ops.size() && is_bind(ops[f.reproducer_op].code);
+  if (bind && outcome == "OK" && other.starts_with("OK key=")) return "OK (the window keeps its key)";
+  return std::string(outcome);
+}
+
 std::vector<Finding> group(const std::vector<CorpusTrace>& corpus, const std::vector<Symptom>& symptoms,
                            const std::string& device_label, const std::string& yardstick) {
   std::map<std::string, Finding> by_key;

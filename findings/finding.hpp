@@ -135,6 +135,12 @@ Lack lack_of(Result r, OpCode c);
 // Returns whose lack unsupported finding f shows.
 Lack lack_of(const Finding& f);
 
+// Returns outcome text `outcome` of finding f's op as a report's reader
+// reads it beside `other`, the outcome it is set against: a bind's bare
+// "OK" where the other gave a key is a bind that did not take effect, and
+// says so.
+std::string outcome_words(const Finding& f, std::string_view outcome, std::string_view other);
+
 // Returns the one-line summary of a symptom of op `op_name`.
 std::string summarize(const Symptom& s, std::string_view op_name);
 

@@ -225,6 +225,18 @@ TEST(Summarize, AKeyThatMovesOrStaysIsSaidInWords) {
       << summarize(s, "wr_bind_mw");
 }
 
+TEST(OutcomeWords, ABindsBareOkBesideAKeyKeepsTheWindowsKey) {
+  Finding f;
+  f.reproducer = std::get<Trace>(parse_text("alloc_pd p0\nalloc_mw w0 pd=p0\ncreate_qp q0 pd=p0\nwr_bind_mw q0 w0\n"));
+  f.reproducer_op = 3;
+  EXPECT_EQ(outcome_words(f, "OK", "OK key=+1"), "OK (the window keeps its key)");
+  EXPECT_EQ(outcome_words(f, "OK key=+1", "OK"), "OK key=+1");
+  EXPECT_EQ(outcome_words(f, "OK", "EINVAL"), "OK");
+  // Not a bind: OK says all there is.
+  f.reproducer_op = 2;
+  EXPECT_EQ(outcome_words(f, "OK", "OK key=+1"), "OK");
+}
+
 TEST(Summarize, ACompletionThatDoesNotComeIsNotAPollThatHangs) {
   Symptom s;
   s.severity = Severity::hang;
