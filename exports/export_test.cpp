@@ -216,6 +216,18 @@ TEST(Exports, SameInputSameBytesAndOnlyTheOpsUpToTheFinding) {
   EXPECT_EQ(to_pyverbs(r).find("rt.alloc_mw("), std::string::npos);
 }
 
+TEST(Exports, ABindThatMustNotTakeEffectSaysTheWindowKeepsItsKey) {
+  // A bind across PDs: the window keeps its key, but the device bound it.
+  Reproducer r = reproducer(testing::parse_or_fail(
+      "alloc_pd p0\nalloc_pd p1\nbuf b0 len=4096\nreg_mr m0 pd=p1 addr=b0 len=4096 access=LOCAL_WRITE|MW_BIND\n"
+      "alloc_mw w0 pd=p0\ncreate_qp q0 pd=p0\nwr_bind_mw q0 w0 mr=m0 addr=b0 len=64\n"));
+  ASSERT_EQ(to_text(r.expected.back()), "OK");
+  r.seen.key = 1;
+  const char* line = "At op 6 the specification says OK (the window keeps its key); the device did OK key=+1.";
+  EXPECT_NE(to_c(r).find(line), std::string::npos) << to_c(r);
+  EXPECT_NE(to_pyverbs(r).find(line), std::string::npos) << to_pyverbs(r);
+}
+
 TEST(Exports, HostileTextStaysInsideCommentsAndStrings) {
   Reproducer r = reproducer(testing::parse_or_fail("alloc_pd p0   # a */ comment \"quoted\" \\ \n"));
   r.id = "F-\"*/\\";

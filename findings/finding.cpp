@@ -28,26 +28,6 @@ constexpr std::string_view kSeverityMeanings[] = {
 };
 static_assert(std::size(kSeverityNames) == kSeverityCount);
 
-// Returns whether op c is a bind: in the op table, a work request naming a
-// window and the access it is to grant.
-constexpr bool is_bind(OpCode c) {
-  switch (c) {
-#define MWC_NAMES_MW(kind, fname, mode, use, def, lo, hi) || FieldKind::kind == FieldKind::Mw
-#define MWC_NAMES_ACCESS(kind, fname, mode, use, def, lo, hi) || FieldKind::kind == FieldKind::Access
-#define OP(name, bin, kind, summary) \
-  case OpCode::name:                 \
-    return OpKind::kind == OpKind::Post && (false MWC_FIELDS_##name(MWC_NAMES_MW)) && \
-           (false MWC_FIELDS_##name(MWC_NAMES_ACCESS));
-    MWC_OPS(OP)
-#undef OP
-#undef MWC_NAMES_ACCESS
-#undef MWC_NAMES_MW
-  }
-  return false;
-}
-static_assert(is_bind(OpCode::bind_mw) && is_bind(OpCode::wr_bind_mw) && is_bind(OpCode::det_bind) &&
-              !is_bind(OpCode::alloc_mw) && !is_bind(OpCode::wr_local_inv));
-
 // Returns f(the typed view of bind op `op`), or `other` when op is no bind.
 template <class R, class F>
 R on_bind(const Op& op, R other, F f) {
@@ -487,9 +467,8 @@ Lack lack_of(const Finding& f) {
 
 std::string outcome_words(const Finding& f, std::string_view outcome, std::string_view other) {
   const auto& ops = f.reproducer.ops;
-  const bool bind = f.reproducer_op < ops.size() && is_bind(ops[f.reproducer_op].code);
-  if (bind && outcome == "OK" && other.starts_with("OK key=")) return "OK (the window keeps its key)";
-  return std::string(outcome);
+  return f.reproducer_op < ops.size() ? outcome_words(ops[f.reproducer_op].code, outcome, other)
+                                      : std::string(outcome);
 }
 
 std::vector<Finding> group(const std::vector<CorpusTrace>& corpus, const std::vector<Symptom>& symptoms,

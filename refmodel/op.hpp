@@ -46,6 +46,26 @@ const OpDesc& op_desc(OpCode c);
 // Returns the op with that text name, or kOpCount if none.
 int op_from_name(std::string_view name);
 
+// Returns whether op c is a bind: in the op table, a work request naming a
+// window and the access it is to grant.
+constexpr bool is_bind(OpCode c) {
+  switch (c) {
+#define MWC_NAMES_MW(kind, fname, mode, use, def, lo, hi) || FieldKind::kind == FieldKind::Mw
+#define MWC_NAMES_ACCESS(kind, fname, mode, use, def, lo, hi) || FieldKind::kind == FieldKind::Access
+#define OP(name, bin, kind, summary) \
+  case OpCode::name:                 \
+    return OpKind::kind == OpKind::Post && (false MWC_FIELDS_##name(MWC_NAMES_MW)) && \
+           (false MWC_FIELDS_##name(MWC_NAMES_ACCESS));
+    MWC_OPS(OP)
+#undef OP
+#undef MWC_NAMES_ACCESS
+#undef MWC_NAMES_MW
+  }
+  return false;
+}
+static_assert(is_bind(OpCode::bind_mw) && is_bind(OpCode::wr_bind_mw) && is_bind(OpCode::det_bind) &&
+              !is_bind(OpCode::alloc_mw) && !is_bind(OpCode::wr_local_inv));
+
 inline constexpr int kMaxFields = 8;
 
 // One op of a trace: its code and its field values in canonical order.

@@ -507,6 +507,11 @@ std::string op_to_text(const Op& op) {
   return s;
 }
 
+std::string outcome_words(OpCode c, std::string_view outcome, std::string_view other) {
+  if (is_bind(c) && outcome == "OK" && other.starts_with("OK key=")) return "OK (the window keeps its key)";
+  return std::string(outcome);
+}
+
 std::string expectations_text(std::span<const Expectation> es) {
   std::string s;
   for (int pass = 0; pass < 2; ++pass) {

@@ -37,6 +37,12 @@ void note_caps(Caps& caps, const Op& op);
 std::string beyond_limits(const Trace& t);
 // Returns the canonical text of one op (no expectation, no comment).
 std::string op_to_text(const Op& op);
+// Returns outcome text `outcome` of an op of code c as a reader reads it
+// beside `other`, the outcome it is set against: a bind's bare "OK" where
+// the other gave a key ("OK key=+1") is a bind that did not take effect,
+// and says so ("OK (the window keeps its key)"); else `outcome`. For
+// reports and comments: no parser reads it back.
+std::string outcome_words(OpCode c, std::string_view outcome, std::string_view other);
 // Returns the canonical text of a trace: parse_text(print_text(t)) == t.
 std::string print_text(const Trace& t);
 
