@@ -19,13 +19,31 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A folder of this test's own under the build's tmp/ (TMPDIR).
-fs::path scratch(const std::string& name) {
+// This process's folder under the build's tmp/ (TMPDIR): tests run at
+// once (ctest -j) never share a file.
+fs::path scratch_root() {
   const char* tmp = std::getenv("TMPDIR");
-  const fs::path p = fs::path(tmp ? tmp : "/tmp") / ("exports_test." + std::to_string(getpid())) / name;
+  return fs::path(tmp ? tmp : "/tmp") / ("exports_test." + std::to_string(getpid()));
+}
+
+// A folder of this test's own in it.
+fs::path scratch(const std::string& name) {
+  const fs::path p = scratch_root() / name;
   fs::create_directories(p);
   return p;
 }
+
+// Removes the process's folder after its tests, unless one failed (its
+// files are then left to look at): each run would leave one behind.
+class RemoveScratch : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    if (::testing::UnitTest::GetInstance()->Passed()) fs::remove_all(scratch_root(), ec);
+  }
+};
+[[maybe_unused]] const ::testing::Environment* const kRemoveScratch =
+    ::testing::AddGlobalTestEnvironment(new RemoveScratch);
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
