@@ -460,15 +460,17 @@ Lack lack_of(Result r, OpCode c) {
   return c == OpCode::det_bind ? Lack::library : Lack::harness;
 }
 
-Lack lack_of(const Finding& f) {
+// Returns the code of the op where finding f shows in its reproducer (buf
+// where it has none).
+OpCode finding_op(const Finding& f) {
   const auto& ops = f.reproducer.ops;
-  return lack_of(f.seen.ret, f.reproducer_op < ops.size() ? ops[f.reproducer_op].code : OpCode::buf);
+  return f.reproducer_op < ops.size() ? ops[f.reproducer_op].code : OpCode::buf;
 }
 
+Lack lack_of(const Finding& f) { return lack_of(f.seen.ret, finding_op(f)); }
+
 std::string outcome_words(const Finding& f, std::string_view outcome, std::string_view other) {
-  const auto& ops = f.reproducer.ops;
-  return f.reproducer_op < ops.size() ? outcome_words(ops[f.reproducer_op].code, outcome, other)
-                                      : std::string(outcome);
+  return outcome_words(finding_op(f), outcome, other);
 }
 
 std::vector<Finding> group(const std::vector<CorpusTrace>& corpus, const std::vector<Symptom>& symptoms,
