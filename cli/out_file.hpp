@@ -2,7 +2,8 @@
 // beside the target (same folder, so the rename cannot cross file
 // systems), which commit() renames over it. Until then the target keeps
 // what it held, and a writer that fails or is killed leaves no partial
-// file under its name.
+// file under its name. A device or a pipe is written in place and a link
+// followed (util/atomic_file.hpp's output_target()).
 #pragma once
 #include <cstdio>
 #include <string>
@@ -29,7 +30,7 @@ class OutFile {
 
  private:
   bool fail(const std::string& what);
-  std::string path_, temp_, error_;
+  std::string path_, target_, temp_, error_;  // target_: path_ after its links
   std::FILE* f_ = nullptr;
 };
 
