@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -89,6 +90,51 @@ TEST(SoftRoce, AnEmulatorThatEndsAtOnceIsAnErrorNotACrash) {
             std::string::npos)
       << out;
   fs::remove_all(bin);
+}
+
+// Runs side by side on one cache (two CI jobs, a test beside scripts/run)
+// build each part once: the others wait for it instead of copying over the
+// file it reads. Whole parts only, under their names; none half copied.
+TEST(SoftRoce, ImagesBuiltSideBySideOnOneCacheAreBuiltOnce) {
+  const fs::path cache = fs::temp_directory_path() / "mwcheck-softroce-cache";
+  fs::remove_all(cache);
+  fs::create_directories(cache / "softroce" / "debs");
+  // The kernel packages already fetched, linked in (else fetched again).
+  const char* c = std::getenv("MWCHECK_CACHE");
+  const char* x = std::getenv("XDG_CACHE_HOME");
+  const fs::path have = (c ? fs::path(c) : x ? fs::path(x) / "mwcheck" : fs::path(std::getenv("HOME")) / ".cache/mwcheck") /
+                        "softroce" / "debs";
+  std::error_code ec;
+  for (fs::directory_iterator it(have, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path to = cache / "softroce" / "debs" / it->path().filename();
+    if (std::error_code e; fs::create_hard_link(it->path(), to, e), e) fs::copy_file(it->path(), to);
+  }
+  const std::string script = std::string(MWCHECK_SOURCE_DIR) + "/adapters/softroce/build-image";
+  const std::string cmd = "for i in 1 2 3; do MWCHECK_CACHE='" + cache.string() + "' '" + script + "' '' '" +
+                          MWCHECK_BIN + "' > '" + cache.string() + "'/out$i 2> '" + cache.string() +
+                          "'/err$i & done; wait";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const auto slurp = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string out = slurp(cache / "out1"), err = slurp(cache / "err1") + slurp(cache / "err2") + slurp(cache / "err3");
+  EXPECT_EQ(slurp(cache / "out2"), out);
+  EXPECT_EQ(slurp(cache / "out3"), out);
+  const auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = err.find(what); at != std::string::npos; at = err.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("softroce: unpacking "), 1u) << err;
+  EXPECT_EQ(count("softroce: packing mwcheck "), 1u) << err;
+  std::istringstream parts(out);
+  size_t n = 0;
+  for (std::string part; std::getline(parts, part); ++n) EXPECT_GT(fs::file_size(part), 0u) << part;
+  EXPECT_EQ(n, 3u) << out;
+  for (const auto& e : fs::recursive_directory_iterator(cache))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  fs::remove_all(cache);
 }
 
 TEST(SoftRoce, CrashesAndHangsAreOutcomesAndTheRunFinishes) {
