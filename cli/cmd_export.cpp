@@ -8,6 +8,7 @@
 
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/device_report.hpp"
 #include "cli/export_run.hpp"
 #include "cli/guest.hpp"
 #include "cli/load.hpp"
@@ -146,14 +147,16 @@ int export_every_finding(const ExportOptions& o, std::ostream& out, std::ostream
   if (!stored) return err << why << "\n", kExitBadInput;
   if (!make_output_dir(o.dir, why))
     return err << fmt::format("{}:1:1: error: cannot write the exports: {}\n", o.dir, why), kExitBadInput;
-  std::vector<std::string> dirs;
+  std::vector<std::string> dirs, ids;
   for (const findings::Stored& f : *stored) {
+    ids.push_back(f.id);
     if (f.severity == "unsupported") continue;
     auto x = stored_target(f, path, err);
     const std::string dir = (fs::path(o.dir) / f.id).string();
     if (!x || !write_target(*x, o, dir, out, err)) return kExitBadInput;
     dirs.push_back(dir);
   }
+  say_removed(o.dir, exports::remove_stale_exports(o.dir, ids), err);
   if (dirs.empty()) out << fmt::format("{}: no finding to export\n", path);
   if (o.device.empty() || dirs.empty()) return kExitOk;
   return run_exports_in_softroce(o.device, o.dev, dirs, !o.no_python, out, err);

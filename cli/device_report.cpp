@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
@@ -540,7 +541,16 @@ bool export_findings(std::vector<Finding>& fs_, const std::string& dir, std::ost
       return false;
     }
   }
+  std::vector<std::string> ids;
+  for (const Finding& f : fs_) ids.push_back(f.id);
+  say_removed(dir, exports::remove_stale_exports(dir, ids), err);
   return true;
+}
+
+void say_removed(const std::string& dir, const std::vector<std::string>& ids, std::ostream& err) {
+  if (ids.empty()) return;
+  err << fmt::format("{}: removed the exports of {} finding{} of an earlier run that this one does not have: {}\n",
+                     dir, ids.size(), ids.size() == 1 ? "" : "s", fmt::join(ids, ", "));
 }
 
 }  // namespace mwc::cli

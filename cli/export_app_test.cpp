@@ -132,6 +132,20 @@ TEST(ExportApp, AReportWithoutAFindingsIdExportsEveryFindingIntoItsFolder) {
       EXPECT_NE(r.out.find((dir / id / file).string() + "\n"), std::string::npos) << r.out;
     }
   EXPECT_FALSE(fs::exists(dir / "F00000001"));
+  // An earlier run's export of a finding this report lacks is removed, and
+  // said; a folder holding more than exports stays.
+  std::ofstream(dir / "F0000dead.c") << "";
+  fs::create_directories(dir / "F0000dead");
+  fs::create_directories(dir / "F00000bad");
+  fs::copy_file(dir / "F0000beef" / "repro.c", dir / "F0000dead" / "repro.c");
+  fs::copy_file(dir / "F0000beef" / "repro.c", dir / "F00000bad" / "repro.c");
+  std::ofstream(dir / "F00000bad" / "notes.txt") << "mine";
+  r = mwcheck({"export", "--from", report.string(), "-o", dir.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "F0000dead"));
+  EXPECT_TRUE(fs::exists(dir / "F0000beef" / "repro.c"));
+  EXPECT_TRUE(fs::exists(dir / "F00000bad" / "notes.txt"));
+  EXPECT_EQ(r.err, dir.string() + ": removed the exports of 1 finding of an earlier run that this one does not have: F0000dead\n");
   // Each as its own run judged it: the same files as one finding's export.
   const fs::path one = fs::temp_directory_path() / "mwcheck_export_test_every_one";
   fs::remove_all(one);

@@ -19,6 +19,7 @@
 #include "cli/app.hpp"
 #include "cli/guest.hpp"
 #include "adapters/softroce/vm.hpp"
+#include "exports/export.hpp"
 
 namespace mwc::cli {
 namespace fs = std::filesystem;
@@ -106,12 +107,12 @@ int run_exports_in_softroce(const std::string& device, const DeviceConfig& dev, 
   const std::string cc = std::getenv("CC") ? std::getenv("CC") : "cc";
   std::vector<std::string> files;
   for (const std::string& dir : dirs) {
-    const fs::path c = fs::path(dir) / "repro.c", bin = fs::path(dir) / "repro";
+    const fs::path c = fs::path(dir) / exports::kCFile, bin = fs::path(dir) / exports::kProgramFile;
     const std::string cmd = fmt::format("{} -O1 -o '{}' '{}' -libverbs", cc, bin.string(), c.string());
     if (std::system(cmd.c_str()) != 0)
       return err << fmt::format("mwcheck export: error: cannot compile {} ({})\n", c.string(), cmd), kExitBadInput;
     files.push_back(bin.string());
-    if (python) files.push_back((fs::path(dir) / "test_repro.py").string());
+    if (python) files.push_back((fs::path(dir) / exports::kPyFile).string());
   }
   // The image builder adds python3 and pyverbs to this guest only.
   if (python) setenv("MWCHECK_IMAGE_PYTHON", "1", 1);

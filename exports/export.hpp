@@ -33,6 +33,13 @@ inline constexpr int kReproduces = 1, kFixed = 0, kOtherPath = 3, kSetupFailed =
 std::string to_c(const Reproducer& r);        // C against libibverbs only: cc repro.c -libverbs
 std::string to_pyverbs(const Reproducer& r);  // a Python unittest in rdma-core tests/ style (pyverbs)
 
+// The files of an export folder: what write_exports() writes, and the
+// program `mwcheck export --device` compiles from repro.c beside it.
+inline constexpr const char* kTraceFile = "repro.mwt";
+inline constexpr const char* kCFile = "repro.c";
+inline constexpr const char* kPyFile = "test_repro.py";
+inline constexpr const char* kProgramFile = "repro";
+
 // Writes DIR/repro.mwt (the trace, each op with its expected outcome),
 // DIR/repro.c and DIR/test_repro.py as one set (all or none replaced),
 // creating DIR when its parent exists. Returns the written paths in that
@@ -40,5 +47,12 @@ std::string to_pyverbs(const Reproducer& r);  // a Python unittest in rdma-core 
 // be written.
 std::vector<std::string> write_exports(const Reproducer& r, const std::string& dir,
                                        std::string* err = nullptr);
+
+// Removes from `dir` the export folders of findings not in `keep`, left by
+// an earlier run into the same folder (a finding since fixed): folders
+// named as a finding (F and eight hex digits) that hold export files and
+// nothing else (a folder with anything more is left alone). Returns the
+// names removed, sorted.
+std::vector<std::string> remove_stale_exports(const std::string& dir, const std::vector<std::string>& keep);
 
 }  // namespace mwc::exports
