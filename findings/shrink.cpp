@@ -110,6 +110,12 @@ bool could_show(const Trace& t, const Profile& y, const std::string& key) {
   return false;
 }
 
+uint32_t consulted_knobs(const Trace& t, const Profile& y) {
+  uint32_t k = 0;
+  for (const Outcome& o : run_model(t, y)) k |= o.knobs;
+  return k;
+}
+
 uint64_t candidate_hash(const Trace& t) { return text_hash(t, 1469598103934665603ull); }
 
 // Another basis ("mwcheck2"): never a candidate's hash but by a 64-bit
@@ -135,10 +141,11 @@ Shrunk shrink_finding(Backend& device, const Trace& start, const Profile& y, con
     ++s.runs;
     return seen[h] = shows(c, dev, device.note(), y, key);
   };
+  const uint32_t leans_on = consulted_knobs(start, y);
   const auto still = [&](const Trace& c) {
     const uint64_t h = candidate_hash(c);
     if (auto it = seen.find(h); it != seen.end()) return it->second;
-    if (!could_show(c, y, key)) return seen[h] = false;
+    if (!could_show(c, y, key) || (consulted_knobs(c, y) & ~leans_on)) return seen[h] = false;
     return run(c, h);
   };
   Trace best = start;

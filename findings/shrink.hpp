@@ -2,7 +2,12 @@
 // runs each candidate on the device (each in its own child process) and
 // asks whether the same finding still shows, until the reproducer is
 // 1-minimal (removing any single op, or setting any optional field back to
-// its default, loses the finding) or the time is up.
+// its default, loses the finding) or the time is up. A candidate that
+// leans on a reading the start did not (the model consults a knob for it
+// that it did not consult for the start) is no candidate: where the
+// sources disagree, a reproducer must not need the device's side to be
+// valid (a type 2 window's bind work request turned into one on a type 1
+// window, which one reading of ibv_bind_mw(3) forbids).
 #pragma once
 #include <chrono>
 #include <functional>
@@ -44,6 +49,10 @@ bool could_show(const Trace& t, const Profile& y, const std::string& key);
 // names it in its first field): the smallest trace that could show a
 // finding at that op.
 std::vector<uint32_t> creation_slice(const Trace& t, size_t op);
+
+// Returns the knobs the model under `y` consults running `t` (the union of
+// its outcomes' Outcome::knobs): the readings a trace leans on.
+uint32_t consulted_knobs(const Trace& t, const Profile& y);
 
 // Returns a candidate's hash (of its text): the name by which a candidate
 // that killed the guest is known when the guest comes back.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "adapters/minimize.hpp"
+#include "compare/run.hpp"
 #include "findings/judge.hpp"
 #include "findings/test_corpus.hpp"
 #include "refmodel/text_codec.hpp"
@@ -146,6 +147,64 @@ TEST(Shrink, TheSecondRunIsAnAnswerTheNextBootKnows) {
   const Shrunk denied = shrink_finding(*s0.dev, f.reproducer, y, f.key, until, learned, nullptr);
   EXPECT_FALSE(denied.minimal);
   EXPECT_EQ(denied.note, kShownOnce);
+}
+
+// A provider that dereferences a bind work request's MR: every zero-length
+// IBV_WR_BIND_MW without one that gets as far as the provider (the model
+// posts it) crashes it, whatever the window's type (as librxe did). Up to
+// then it does what the model under `p` does.
+class CrashesOnABindWrWithoutAnMr : public Backend {
+ public:
+  explicit CrashesOnABindWrWithoutAnMr(const Profile& p) : p_(p) {}
+  const std::string& name() const override { return name_; }
+  int expectation_column() const override { return -1; }
+  void run(const Trace& t, std::vector<Outcome>& out) override {
+    const std::vector<Outcome> model = run_model(t, p_);
+    out.assign(t.ops.size(), Outcome{});
+    note_.clear();
+    for (size_t i = 0; i < t.ops.size(); ++i) {
+      if (t.ops[i].code == OpCode::wr_bind_mw && model[i].ret == Result::kOK &&
+          args::wr_bind_mw{t.ops[i]}.len == 0 && args::wr_bind_mw{t.ops[i]}.mr == kNoHandle) {
+        out[i].ret = Result::kCRASH;
+        note_ = "op " + std::to_string(i + 1) + ": the child died of SIGSEGV; fault at librxe-rdmav34.so+0x4234";
+        return;
+      }
+      out[i] = model[i];
+    }
+  }
+  std::string note() const override { return note_; }
+
+ private:
+  Profile p_;
+  std::string name_ = "crashes-on-bind-wr";
+  std::string note_;
+};
+
+TEST(Shrink, AReproducerLeansOnNoReadingItsStartDidNot) {
+  // The yardstick takes the device's reading that a bind work request on a
+  // type 1 window is valid; the start binds a type 2 window, where no
+  // reading is needed. Setting type=2 back to its default would still crash
+  // the device, but only under that reading: the reproducer keeps type=2.
+  std::string err;
+  const Profile y = *parse_profile("verbs+type1_bind_wr=accept", err);
+  CrashesOnABindWrWithoutAnMr dev(y);
+  const Trace start = std::get<Trace>(parse_text(
+      "buf b0 len=4096\nalloc_pd p0\nalloc_mw w0 pd=p0 type=2\ncreate_qp q0 pd=p0\nwr_bind_mw q0 w0\n"));
+  std::vector<Outcome> out;
+  dev.run(start, out);
+  const Symptom sym = classify(start, out, run_model(start, y), dev.note());
+  ASSERT_EQ(sym.key, "crash|user space: librxe-rdmav34.so+0x4234");
+  const Shrunk s = shrink_finding(dev, start, y, sym.key, std::chrono::steady_clock::now() + std::chrono::seconds(60),
+                                  {}, nullptr);
+  EXPECT_TRUE(s.minimal) << s.note;
+  EXPECT_EQ(s.text, "alloc_pd p0\nalloc_mw w0 pd=p0 type=2\ncreate_qp q0 pd=p0\nwr_bind_mw q0 w0\n");
+  const uint32_t type1_bind_wr = 1u << static_cast<int>(Knob::type1_bind_wr);
+  EXPECT_EQ(consulted_knobs(start, y) & type1_bind_wr, 0u);
+  EXPECT_NE(consulted_knobs(std::get<Trace>(parse_text("alloc_pd p0\nalloc_mw w0 pd=p0\ncreate_qp q0 pd=p0\n"
+                                                       "wr_bind_mw q0 w0\n")),
+                            y) &
+                type1_bind_wr,
+            0u);
 }
 
 TEST(Shrink, OutOfTimeItSaysSo) {
