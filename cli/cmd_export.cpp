@@ -156,7 +156,7 @@ int export_every_finding(const ExportOptions& o, std::ostream& out, std::ostream
     if (!x || !write_target(*x, o, dir, out, err)) return kExitBadInput;
     dirs.push_back(dir);
   }
-  say_removed(o.dir, exports::remove_stale_exports(o.dir, ids), err);
+  remove_stale_exports(o.dir, ids, err);
   if (dirs.empty()) out << fmt::format("{}: no finding to export\n", path);
   if (o.device.empty() || dirs.empty()) return kExitOk;
   return run_exports_in_softroce(o.device, o.dev, dirs, !o.no_python, out, err);

@@ -543,14 +543,26 @@ bool export_findings(std::vector<Finding>& fs_, const std::string& dir, std::ost
   }
   std::vector<std::string> ids;
   for (const Finding& f : fs_) ids.push_back(f.id);
-  say_removed(dir, exports::remove_stale_exports(dir, ids), err);
+  remove_stale_exports(dir, ids, err);
   return true;
 }
 
-void say_removed(const std::string& dir, const std::vector<std::string>& ids, std::ostream& err) {
-  if (ids.empty()) return;
-  err << fmt::format("{}: removed the exports of {} finding{} of an earlier run that this one does not have: {}\n",
-                     dir, ids.size(), ids.size() == 1 ? "" : "s", fmt::join(ids, ", "));
+std::vector<std::string> remove_stale_exports(const std::string& dir, const std::vector<std::string>& keep,
+                                              std::ostream& err) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!findings::is_finding_id(name) || std::find(keep.begin(), keep.end(), name) != keep.end()) continue;
+    if (it->is_symlink(ec) || !it->is_directory(ec) || !exports::holds_only_exports(it->path().string())) continue;
+    if (std::error_code e; fs::remove_all(it->path(), e) != static_cast<std::uintmax_t>(-1) && !e)
+      removed.push_back(name);
+  }
+  std::sort(removed.begin(), removed.end());
+  if (!removed.empty())
+    err << fmt::format("{}: removed the exports of {} finding{} of an earlier run that this one does not have: {}\n",
+                       dir, removed.size(), removed.size() == 1 ? "" : "s", fmt::join(removed, ", "));
+  return removed;
 }
 
 }  // namespace mwc::cli

@@ -50,10 +50,15 @@ std::string device_html(const Report& r, const std::string& dir);
 // Writes each finding's reproducer (.mwt), C program and pyverbs test into
 // DIR/ID/ (unsupported features have none) and records the paths in the
 // finding; removes (and says so) the folders an earlier run left there for
-// findings this run does not have (exports::remove_stale_exports). Returns
-// false after printing the error.
+// findings this run does not have (remove_stale_exports). Returns false
+// after printing the error.
 bool export_findings(std::vector<findings::Finding>& fs, const std::string& dir, std::ostream& err);
-// Says on `err` which findings' exports were removed from DIR (none: nothing).
-void say_removed(const std::string& dir, const std::vector<std::string>& ids, std::ostream& err);
+// Removes from `dir` the export folders of findings not in `keep`, left by
+// an earlier run into the same folder (a finding since fixed): folders
+// named as a finding that hold export files and nothing else (anything
+// more, and the folder is left alone). Says on `err` which it removed;
+// returns their names, sorted.
+std::vector<std::string> remove_stale_exports(const std::string& dir, const std::vector<std::string>& keep,
+                                              std::ostream& err);
 
 }  // namespace mwc::cli

@@ -2,16 +2,24 @@
 // hangs are <error>, other findings <failure>, unsupported features
 // <skipped>; classnames without spaces or stray dots; times everywhere.
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "cli/device_report.hpp"
+#include "exports/export.hpp"
 #include "findings/judge.hpp"
+#include "util/test_files.hpp"
 
 namespace mwc::cli {
 namespace {
 using namespace mwc::findings;
+namespace fs = std::filesystem;
+using test::scratch;
+using test::slurp;
+void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
@@ -160,6 +168,29 @@ TEST(DeviceReport, AReportFromAProcesssExitPointsToItsFinding) {
   const std::string html = device_html(r, "");
   EXPECT_NE(html.find("<p>" + line + "</p>"), std::string::npos);
   EXPECT_EQ(html.find("do_exit"), std::string::npos);
+}
+
+// What an earlier run left for a finding this run does not have goes;
+// anything else stays: a finding of this run, a folder with more than
+// export files, a name that is no finding's, a link, an empty folder.
+TEST(DeviceReport, AnEarlierRunsExportsOfAFindingGoneAreRemovedAndNothingElse) {
+  const fs::path dir = scratch("stale_exports");
+  for (const char* id : {"F0000dead", "F0000beef", "F0000abcd", "F-1234abcd"}) {
+    fs::create_directories(dir / id);
+    for (const char* f : {exports::kTraceFile, exports::kCFile, exports::kPyFile}) write(dir / id / f, "x");
+  }
+  write(dir / "F0000dead" / exports::kProgramFile, "x");  // compiled by export --device
+  write(dir / "F0000abcd" / "notes.txt", "mine");
+  fs::create_directories(dir / "F00000000");
+  fs::create_directory_symlink(dir / "F0000dead", dir / "F0000111");
+  std::ostringstream err;
+  EXPECT_EQ(remove_stale_exports(dir.string(), {"F0000beef"}, err), std::vector<std::string>{"F0000dead"});
+  EXPECT_FALSE(fs::exists(dir / "F0000dead"));
+  EXPECT_TRUE(fs::is_symlink(dir / "F0000111"));
+  for (const char* kept : {"F0000beef", "F0000abcd", "F-1234abcd" /* no finding's name */, "F00000000"})
+    EXPECT_TRUE(fs::is_directory(dir / kept)) << kept;
+  EXPECT_EQ(slurp(dir / "F0000abcd" / "notes.txt"), "mine");
+  EXPECT_TRUE(remove_stale_exports((dir / "none").string(), {}, err).empty());
 }
 
 }  // namespace

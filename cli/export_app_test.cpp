@@ -134,7 +134,6 @@ TEST(ExportApp, AReportWithoutAFindingsIdExportsEveryFindingIntoItsFolder) {
   EXPECT_FALSE(fs::exists(dir / "F00000001"));
   // An earlier run's export of a finding this report lacks is removed, and
   // said; a folder holding more than exports stays.
-  std::ofstream(dir / "F0000dead.c") << "";
   fs::create_directories(dir / "F0000dead");
   fs::create_directories(dir / "F00000bad");
   fs::copy_file(dir / "F0000beef" / "repro.c", dir / "F0000dead" / "repro.c");

@@ -48,11 +48,8 @@ inline constexpr const char* kProgramFile = "repro";
 std::vector<std::string> write_exports(const Reproducer& r, const std::string& dir,
                                        std::string* err = nullptr);
 
-// Removes from `dir` the export folders of findings not in `keep`, left by
-// an earlier run into the same folder (a finding since fixed): folders
-// named as a finding (F and eight hex digits) that hold export files and
-// nothing else (a folder with anything more is left alone). Returns the
-// names removed, sorted.
-std::vector<std::string> remove_stale_exports(const std::string& dir, const std::vector<std::string>& keep);
+// Returns whether folder `dir` holds export files (the four above) and
+// nothing else: a folder mwcheck may remove whole.
+bool holds_only_exports(const std::string& dir);
 
 }  // namespace mwc::exports

@@ -283,27 +283,5 @@ TEST(Exports, WriteExportsWritesTheTraceWithItsExpectationsAndBothPrograms) {
   EXPECT_FALSE(err.empty());
 }
 
-// What an earlier run left for a finding this run does not have goes;
-// anything else stays: a finding of this run, a folder with more than
-// export files, a name that is no finding's, a link, an empty folder.
-TEST(Exports, AnEarlierRunsExportsOfAFindingGoneAreRemovedAndNothingElse) {
-  const fs::path dir = scratch("stale");
-  for (const char* id : {"F0000dead", "F0000beef", "F0000abcd", "F-1234abcd"}) {
-    fs::create_directories(dir / id);
-    for (const char* f : {kTraceFile, kCFile, kPyFile}) write(dir / id / f, "x");
-  }
-  write(dir / "F0000dead" / kProgramFile, "x");  // compiled by export --device
-  write(dir / "F0000abcd" / "notes.txt", "mine");
-  fs::create_directories(dir / "F00000000");
-  fs::create_directory_symlink(dir / "F0000dead", dir / "F0000111");
-  EXPECT_EQ(remove_stale_exports(dir.string(), {"F0000beef"}), std::vector<std::string>{"F0000dead"});
-  EXPECT_FALSE(fs::exists(dir / "F0000dead"));
-  EXPECT_TRUE(fs::is_symlink(dir / "F0000111"));
-  for (const char* kept : {"F0000beef", "F0000abcd", "F-1234abcd" /* no finding's name */, "F00000000"})
-    EXPECT_TRUE(fs::is_directory(dir / kept)) << kept;
-  EXPECT_EQ(testing::read_file((dir / "F0000abcd" / "notes.txt").string()), "mine");
-  EXPECT_TRUE(remove_stale_exports((dir / "none").string(), {}).empty());
-}
-
 }  // namespace
 }  // namespace mwc::exports

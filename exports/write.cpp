@@ -1,5 +1,3 @@
-#include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <string>
 
@@ -27,14 +25,9 @@ Trace annotated(const Reproducer& r) {
   return t;
 }
 
-// Returns whether `name` is a finding's id (F and eight hex digits).
-bool is_finding_id(const std::string& name) {
-  return name.size() == 9 && name[0] == 'F' &&
-         std::all_of(name.begin() + 1, name.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-}
+}  // namespace
 
-// Returns whether `dir` holds export files and nothing else.
-bool holds_only_exports(const std::filesystem::path& dir) {
+bool holds_only_exports(const std::string& dir) {
   std::error_code ec;
   size_t n = 0;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec), ++n) {
@@ -43,23 +36,6 @@ bool holds_only_exports(const std::filesystem::path& dir) {
     if (!ours || !it->is_regular_file(ec) || it->is_symlink(ec)) return false;
   }
   return !ec && n > 0;
-}
-
-}  // namespace
-
-std::vector<std::string> remove_stale_exports(const std::string& dir, const std::vector<std::string>& keep) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> removed;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!is_finding_id(name) || std::find(keep.begin(), keep.end(), name) != keep.end()) continue;
-    if (it->is_symlink(ec) || !it->is_directory(ec) || !holds_only_exports(it->path())) continue;
-    if (std::error_code e; fs::remove_all(it->path(), e) != static_cast<std::uintmax_t>(-1) && !e)
-      removed.push_back(name);
-  }
-  std::sort(removed.begin(), removed.end());
-  return removed;
 }
 
 std::vector<std::string> write_exports(const Reproducer& r, const std::string& dir, std::string* err) {

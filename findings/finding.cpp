@@ -221,6 +221,11 @@ std::string finding_id(std::string_view key) {
   return fmt::format("F{:08x}", static_cast<uint32_t>(fnv1a(key) ^ (fnv1a(key) >> 32)));
 }
 
+bool is_finding_id(std::string_view s) {
+  return s.size() == 9 && s[0] == 'F' &&
+         std::all_of(s.begin() + 1, s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 std::string crash_signature(std::string_view note) {
   const auto line_from = [&](size_t at) {
     const size_t nl = note.find('\n', at);

@@ -84,6 +84,8 @@ std::string outcome_class(Outcome o);
 // Returns a finding's id: stable across runs, devices and kernels, as
 // long as what went wrong is the same ("F" and 8 hex digits of its key).
 std::string finding_id(std::string_view key);
+// Returns whether `s` has the form finding_id() gives.
+bool is_finding_id(std::string_view s);
 
 // Returns where a crash happened, from a device backend's note: the first
 // frame of a kernel oops (its RIP), or the provider's faulting code, or
