@@ -61,7 +61,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_flag("--check", run.check, "Exit 1 when an outcome differs from the trace's expectation");
   r->add_flag("--quiet,-q", run.quiet, "Print only mismatches and errors (with --json: no ops)");
   r->add_flag("--json", run.json, "Print one JSON document: each op's outcome and rule, the mismatches");
-  r->add_option("files", run.files, "Trace files (.mwt or .mwb)")->required();
+  r->add_option("files", run.files, "Trace files (.mwt or .mwb; - for standard input)")->required();
 
   DiffOptions diff;
   auto* d = app.add_subcommand("diff", "Show the first op where two backends disagree");
@@ -72,7 +72,7 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->allow_extra_args(false);  // one backend per --against; the rest are files
   const DeviceOptions diff_dev = add_device_options(d, diff.dev);
   d->add_flag("--json", diff.json, "Print one JSON document: each trace's first divergence");
-  d->add_option("files", diff.files, "Trace files (.mwt or .mwb)")->required();
+  d->add_option("files", diff.files, "Trace files (.mwt or .mwb; - for standard input)")->required();
 
   ProfilesOptions profiles;
   auto* p = app.add_subcommand("profiles", "Print the knob x profile matrix with sources");
@@ -88,9 +88,10 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   ConvertOptions convert;
   auto* c = app.add_subcommand("convert", "Convert a trace between .mwt (text) and .mwb (binary)");
-  c->add_option("in", convert.in, "Input trace")->required();
-  c->add_option("out", convert.out, "Output trace; .mwb for binary, anything else for text")
+  c->add_option("in", convert.in, "Input trace (- for standard input)")->required();
+  c->add_option("out", convert.out, "Output trace; .mwb for binary, anything else for text; - for standard output")
       ->required();
+  c->add_flag("--binary", convert.binary, "Write .mwb whatever the output's name");
 
   ConformOptions conform;
   auto* f = app.add_subcommand("conform", "Run the conformance corpus; print the rule x profile table");
@@ -268,8 +269,8 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   ExportOptions ex;
   auto* x = app.add_subcommand("export", "Write a trace's or a finding's reproducer as a C program (libibverbs) and a pyverbs test");
   x->add_option("trace", ex.file,
-                "The trace (.mwt or .mwb), or with --from a finding's id (F...); with --from and none, every "
-                "finding");
+                "The trace (.mwt or .mwb; - for standard input), or with --from a finding's id (F...); with "
+                "--from and none, every finding");
   x->add_option("--from", ex.from,
                 "A report.json of conform --device (or its folder): export the finding it names (every one, "
                 "each into DIR/ID, when none is named), judged as that run judged it");

@@ -4,10 +4,10 @@
 
 namespace mwc::cli {
 
-int cmd_convert(const ConvertOptions& o, std::ostream&, std::ostream& err) {
+int cmd_convert(const ConvertOptions& o, std::ostream& out, std::ostream& err) {
   const auto t = load_trace(o.in, err);
   if (!t) return kExitBadInput;
-  return save_trace(*t, o.out, err) ? kExitOk : kExitBadInput;
+  return save_trace(*t, o.out, out, err, o.binary) ? kExitOk : kExitBadInput;
 }
 
 }  // namespace mwc::cli

@@ -34,6 +34,7 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
     err << "mwcheck diff: error: give two backends (--against A --against B)\n";
     return kExitBadInput;
   }
+  if (!stdin_at_most_once(o.files, err)) return kExitBadInput;
   if (const int vm = softroce_spec(o.against); vm >= 0) {
     std::vector<std::string> args = {"diff"};
     for (const auto& a : o.against) args.insert(args.end(), {"--against", is_softroce(a) ? "device:rxe0" : a});

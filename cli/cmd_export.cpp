@@ -132,7 +132,7 @@ bool write_target(Target& x, const ExportOptions& o, const std::string& dir, std
   r.summary = o.from.empty() ? x.summary + " " + to_text(r.expected[x.op]) : x.summary;
   std::string why;
   const auto paths = exports::write_exports(r, dir, &why);
-  if (paths.empty()) return err << "mwcheck export: error: " << why << "\n", false;
+  if (paths.empty()) return err << fmt::format("{}:1:1: error: {}\n", dir, why), false;
   for (const auto& path : paths) out << path << "\n";
   return true;
 }

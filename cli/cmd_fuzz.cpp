@@ -132,7 +132,7 @@ int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
             .string();
     if (!o.out.empty()) {
       const Trace r = reproducer(f, *b[0], *b[1], o);
-      if (!save_trace(r, path, err)) write_failed = true;
+      if (!save_trace(r, path, out, err)) write_failed = true;
       send_file(path, print_text(r), out);  // inside the Soft-RoCE guest: to the host
     }
     written.push_back(o.out.empty() ? "" : path);

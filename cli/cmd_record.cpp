@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -65,7 +66,7 @@ int convert(const std::string& log_path, const std::string& log_text, const Reco
   if (const std::string why = beyond_limits(r.trace); !why.empty())
     return err << fmt::format("{}:1:1: error: the recording does not fit a trace: {}\n", log_path, why),
            kExitBadInput;
-  if (!save_trace(r.trace, o.out, err)) return kExitBadInput;
+  if (!save_trace(r.trace, o.out, out, err)) return kExitBadInput;
   out << fmt::format("recorded {} ops ({} with the outcome the program saw) into {}\n",
                      r.trace.ops.size(), r.expected, o.out);
   for (const auto& s : r.skipped) out << "  " << s << "\n";
@@ -76,6 +77,13 @@ int convert(const std::string& log_path, const std::string& log_text, const Reco
 }  // namespace
 
 int cmd_record(const RecordOptions& o, std::ostream& out, std::ostream& err) {
+  // Standard output carries record's account (and the program's output).
+  for (const auto& [option, path] : {std::pair{"-o", &o.out}, std::pair{"--log", &o.log}})
+    if (*path == kStdioPath)
+      return err << fmt::format("mwcheck record: error: {} -: record says what it recorded on standard output; "
+                                "name a file (./- for one called -)\n",
+                                option),
+             kExitBadInput;
   if (!o.from_log.empty()) {
     const auto text = read_file(o.from_log, err);
     if (!text) return kExitBadInput;

@@ -14,6 +14,7 @@
 namespace mwc::cli {
 
 int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
+  if (!stdin_at_most_once(o.files, err)) return kExitBadInput;
   const std::string spec =
       o.device.empty() ? o.profile : (o.device.starts_with("device:") ? "" : "device:") + o.device;
   if (softroce_spec({spec}) == 0) {

@@ -41,7 +41,8 @@ int cmd_mutants(const ListOptions& o, std::ostream& out, std::ostream& err);
 int cmd_devices(const ListOptions& o, std::ostream& out, std::ostream& err);
 
 struct ConvertOptions {
-  std::string in, out;
+  std::string in, out;  // -: standard input, output
+  bool binary = false;  // .mwb whatever out's name
 };
 int cmd_convert(const ConvertOptions& o, std::ostream& out, std::ostream& err);
 

@@ -1,8 +1,12 @@
 #include "cli/guest.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -13,6 +17,8 @@
 #include "refmodel/text_codec.hpp"
 #include "util/atomic_file.hpp"
 #include "util/quote.hpp"
+#include "util/read_input.hpp"
+#include "util/temp_dir.hpp"
 
 namespace mwc::cli {
 
@@ -59,6 +65,47 @@ std::string take_files(const std::string& text, const std::string& dir, bool ann
   }
   return rest + text.substr(at);
 }
+
+// Returns whether a line of the guest's console is an error mwcheck printed
+// there: "mwcheck ...: error: ..." or "FILE:LINE:COL: error: ...".
+bool guest_error(const std::string& line) {
+  static const std::regex placed(R"(^[^\s:]+:\d+:\d+: error: )");
+  return (line.starts_with("mwcheck") && line.find(": error: ") != std::string::npos) ||
+         std::regex_search(line, placed);
+}
+
+// Standard input as a file the VM can be given: read whole, within a
+// trace's limits, into a folder of its own, removed with this.
+class StdinFile {
+ public:
+  StdinFile() = default;
+  StdinFile(const StdinFile&) = delete;
+  StdinFile& operator=(const StdinFile&) = delete;
+  ~StdinFile() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  // Returns the file's path (.mwb when the bytes are binary), or "" after
+  // printing the error to `err`.
+  std::string make(std::ostream& err) {
+    std::string bytes, why;
+    if (InputError e; !read_input(std::string(kStdioPath), kTraceLimits, bytes, e))
+      return err << fmt::format("{}:{}:{}: error: {}\n", kStdioPath, e.line, e.col, e.message), "";
+    std::string tmpl = (temp_dir() / "mwcheck-stdin-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+      return err << fmt::format("{}:1:1: error: cannot keep standard input for the VM: {}\n", tmpl,
+                                std::strerror(errno)),
+             "";
+    dir_ = tmpl;
+    const auto path = dir_ / (bytes.starts_with(kTraceLimits.binary_magic) ? "stdin.mwb" : "stdin.mwt");
+    if (!write_file(path.string(), bytes, why))
+      return err << fmt::format("{}:1:1: error: cannot write {}\n", path.string(), why), "";
+    return path.string();
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
 }  // namespace
 
 void send_file(const std::string& name, const std::string& text, std::ostream& out) {
@@ -82,17 +129,33 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
     said << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n", files[i], how,
                         op + 1, how == "CRASH" ? "died" : "went silent", console);
   };
+  // What the VM is given: standard input as a file; named as `files` says.
+  StdinFile stdin_file;
+  std::vector<std::string> sent = files;
+  for (std::string& f : sent)
+    if (f == kStdioPath && (f = stdin_file.make(err)).empty()) return kExitBadInput;
+  // The guest's copies are corpus/NNNNN-NAME: gives the host's names back.
+  const auto host_names = [&](std::string text) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      const std::string guest =
+          fmt::format("corpus/{:05}-{}", i, std::filesystem::path(sent[i]).filename().string());
+      for (size_t at = 0; (at = text.find(guest, at)) != std::string::npos; at += files[i].size())
+        text.replace(at, guest.size(), files[i]);
+    }
+    return text;
+  };
   size_t lost = 0;  // files the guest kernel died in (or went silent in)
   const softroce::LostTrace count_lost = [&](size_t i, long op, const std::string& how, const std::string& console) {
     ++lost;
     (setup.lost ? setup.lost : lost_trace)(i, op, how, console);
   };
   const auto g = softroce::run_in_guest(
-      vm, args, files, files_as_args, count_lost, [&](const std::string& line) {
+      vm, args, sent, files_as_args, count_lost, [&](const std::string& line) {
         // The guest's own errors (its stderr is the console): bad input
-        // only the guest can see, such as a --gid-index rxe0 lacks.
-        if (line.starts_with("mwcheck") && line.find(": error: ") != std::string::npos)
-          err << line.substr(0, line.find_last_not_of("\r\n") + 1) << " (in the Soft-RoCE guest)\n";
+        // only the guest can see, such as a --gid-index rxe0 lacks, or a
+        // trace that does not parse (FILE:LINE:COL: error:).
+        if (guest_error(line))
+          err << host_names(line.substr(0, line.find_last_not_of("\r\n") + 1)) << " (in the Soft-RoCE guest)\n";
         if (setup.console) setup.console(line);
       });
   if (!g.error.empty()) {
@@ -122,14 +185,7 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
     }
     said << g.incident << "\n";
   }
-  // The guest's copies are corpus/NNNNN-NAME: give the host's names back.
-  std::string text = take_files(g.output, out_dir, setup.announce_files, err);
-  for (size_t i = 0; i < files.size(); ++i) {
-    const std::string guest =
-        fmt::format("corpus/{:05}-{}", i, std::filesystem::path(files[i]).filename().string());
-    for (size_t at; (at = text.find(guest)) != std::string::npos;) text.replace(at, guest.size(), files[i]);
-  }
-  out << text;
+  out << host_names(take_files(g.output, out_dir, setup.announce_files, err));
   err << fmt::format("softroce ({}): image {:.1f} s, boot {:.1f} s, run {:.1f} s, total {:.1f} s, {} boot{}\n",
                      g.kernel_release, g.times.image_s, g.times.boot_s, g.times.run_s,
                      g.times.total_s, g.times.boots, g.times.boots == 1 ? "" : "s");

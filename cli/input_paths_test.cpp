@@ -99,6 +99,60 @@ TEST(InputPaths, ACorpusMustBeAFolderOfTraces) {
   }
 }
 
+// `-` is standard input wherever a trace is read, from a file (`< t.mwt`)
+// or a pipe, and standard output where convert writes one; a bad trace
+// there is placed at `-`. record's standard output is its account, and
+// standard input can be read once: both say so.
+TEST(InputPaths, StandardInputIsATraceWhereverOneIsRead) {
+  const std::string text = "buf b0 len=4096\nalloc_pd p0\nreg_mr m0 pd=p0 addr=b0 len=4096\n";
+  const std::string run_out = mwcheck({"run", test::write_temp("input_paths_stdin.mwt", text)}).out;
+  ASSERT_NE(run_out.find("reg_mr m0 pd=p0 addr=b0 len=4096 => OK"), std::string::npos) << run_out;
+  for (const Stdin how : {Stdin::file, Stdin::pipe}) {
+    Ran r = mwcheck_reading(text, how, {"run", "-"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, run_out);
+    r = mwcheck_reading(text, how, {"diff", "-a", "profile:rxe", "-a", "profile:verbs", "-"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("-: same outcomes (3 ops)"), std::string::npos) << r.out;
+    // Text in, binary out, and back: the same trace.
+    r = mwcheck_reading(text, how, {"convert", "-", "-", "--binary"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out.starts_with("MWTB")) << r.out;
+    const Ran back = mwcheck_reading(r.out, how, {"convert", "-", "-"});
+    EXPECT_EQ(back.status, 0) << back.err;
+    EXPECT_EQ(back.out, text);
+    const fs::path dir = test::scratch("input_paths_stdin_export");
+    r = mwcheck_reading(text, how, {"export", "-", "-o", dir.string()});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "repro.c")) << r.out << r.err;
+    r = mwcheck_reading("alloc_pd p0\nfrob p0\n", how, {"run", "-"});
+    EXPECT_EQ(r.status, kExitBadInput);
+    EXPECT_EQ(r.err, "-:2:1: error: unknown op 'frob'\n");
+  }
+  // A file named - is ./-.
+  const std::string file = test::write_temp("input_paths_stdin_file.mwt", text);
+  EXPECT_EQ(mwcheck({"convert", file, "-"}).out, text);
+  Ran r = mwcheck_reading(text, Stdin::file, {"run", "-", "-"});
+  EXPECT_EQ(r.status, kExitBadInput);
+  EXPECT_EQ(r.err, "-:1:1: error: standard input is named twice, and can be read only once\n");
+  EXPECT_EQ(r.out, "");
+  r = mwcheck({"record", "--from-log", file, "-o", "-"});
+  EXPECT_EQ(r.status, kExitBadInput);
+  EXPECT_NE(r.err.find("-o -: record says what it recorded on standard output"), std::string::npos) << r.err;
+  r = mwcheck({"record", "--log", "-", "-o", "t.mwt", "--", "true"});
+  EXPECT_EQ(r.status, kExitBadInput);
+  EXPECT_NE(r.err.find("--log -: record says"), std::string::npos) << r.err;
+  // No folder is called - either (./- is one).
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"export", file, "-o", "-"}, {"conform", "--report", "-"},
+        {"prove", "--witness-dir", "-"}, {"fuzz", "-a", "profile:rxe", "-a", "profile:verbs", "--out", "-"}}) {
+    r = mwcheck(args);
+    EXPECT_EQ(r.status, kExitBadInput) << args[0];
+    EXPECT_TRUE(r.err.starts_with("-:1:1: error: ")) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("- is standard output, which holds no folder"), std::string::npos) << args[0] << ": " << r.err;
+  }
+}
+
 TEST(InputPaths, GenRefusesWhatItCannotWrite) {
   for (const std::string& p : {std::string("/dev/full"), std::string("/nonexistent/x.mwb"),
                               test::scratch("input_paths_gen").string()}) {

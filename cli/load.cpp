@@ -46,15 +46,23 @@ std::optional<Trace> load_trace(const std::string& path, std::ostream& err) {
   return t;
 }
 
-std::string trace_bytes(const Trace& t, const std::string& path) {
-  if (!is_binary_path(path)) return print_text(t);
+bool stdin_at_most_once(const std::vector<std::string>& files, std::ostream& err) {
+  if (std::count(files.begin(), files.end(), kStdioPath) < 2) return true;
+  err << fmt::format("{}:1:1: error: standard input is named twice, and can be read only once\n", kStdioPath);
+  return false;
+}
+
+std::string trace_bytes(const Trace& t, const std::string& path, bool binary) {
+  if (!binary && !is_binary_path(path)) return print_text(t);
   const auto bytes = encode_mwb(t);
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
-bool save_trace(const Trace& t, const std::string& path, std::ostream& err) {
+bool save_trace(const Trace& t, const std::string& path, std::ostream& out, std::ostream& err, bool binary) {
+  // Standard output: main() says when writing it failed.
+  if (path == kStdioPath) return out << trace_bytes(t, path, binary), true;
   std::string why;
-  if (write_file(path, trace_bytes(t, path), why)) return true;
+  if (write_file(path, trace_bytes(t, path, binary), why)) return true;
   err << fmt::format("{}:1:1: error: cannot write {}\n", path, why);
   return false;
 }

@@ -12,13 +12,19 @@
 namespace mwc::cli {
 
 // Returns the trace in a .mwt or .mwb file (by extension, or the MWTB
-// magic), or nothing after printing the error to `err`.
+// magic; `-`: standard input, by the magic), or nothing after printing the
+// error to `err`.
 std::optional<Trace> load_trace(const std::string& path, std::ostream& err);
-// Returns a trace's file contents: .mwb (by the path's extension) or text.
-std::string trace_bytes(const Trace& t, const std::string& path);
-// Writes a trace as .mwb (by extension) or text, atomically. Returns false
-// after printing the error to `err`.
-bool save_trace(const Trace& t, const std::string& path, std::ostream& err);
+// Returns false after printing the error to `err` when `files` names
+// standard input (-) more than once: it can be read only once.
+bool stdin_at_most_once(const std::vector<std::string>& files, std::ostream& err);
+// Returns a trace's file contents: .mwb (by the path's extension, or
+// `binary`) or text.
+std::string trace_bytes(const Trace& t, const std::string& path, bool binary = false);
+// Writes a trace as .mwb (by extension, or `binary`) or text, atomically;
+// `-`: to `out`. Returns false after printing the error to `err`.
+bool save_trace(const Trace& t, const std::string& path, std::ostream& out, std::ostream& err,
+                bool binary = false);
 // Returns the .mwt and .mwb files of a folder, in name order (none when it
 // cannot be read).
 std::vector<std::filesystem::path> corpus_files(const std::string& dir);

@@ -110,7 +110,7 @@ int record_in_softroce(const RecordOptions& o, const std::vector<std::string>& p
       const auto* t = std::get_if<Trace>(&parsed);
       if (!t)
         return err << fmt::format("{}:1:1: error: the guest's trace does not parse\n", o.out), kExitBadInput;
-      if (!save_trace(*t, o.out, err)) return kExitBadInput;
+      if (!save_trace(*t, o.out, out, err)) return kExitBadInput;
     } else if (std::string why; !write_file(o.out, text, why)) {
       return err << fmt::format("{}:1:1: error: cannot write {}\n", o.out, why), kExitBadInput;
     }

@@ -255,14 +255,7 @@ TEST(ReplayApp, EmptyTracesReplayOnThreads) {
 TEST(ReplayApp, ReplaysStandardInputFromAFile) {
   const std::string f = temp("stdin.mwb");
   ASSERT_EQ(mwcheck({"gen", "--ops", "3000", "--pds", "2", "--mrs", "4", "--mws", "8", "-o", f}).status, 0);
-  const int saved = ::dup(0);
-  const int fd = ::open(f.c_str(), O_RDONLY);
-  ASSERT_GE(fd, 0);
-  ::dup2(fd, 0);
-  ::close(fd);
-  const Ran r = mwcheck({"replay", "--quiet", "-"});
-  ::dup2(saved, 0);
-  ::close(saved);
+  const Ran r = mwcheck_reading(test::slurp(f), Stdin::file, {"replay", "--quiet", "-"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("-: 3000 ops, 3000 checked, 0 mismatches"), std::string::npos) << r.out << r.err;
 }

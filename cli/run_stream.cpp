@@ -11,6 +11,7 @@
 #include "compare/expectations.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/line_chunks.hpp"
+#include "util/read_input.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -46,7 +47,9 @@ bool each_piece(const std::string& path, std::ostream& err, F&& piece) {
 
 bool can_stream(const std::string& path, const Backend& b) {
   struct stat st {};
-  if (!b.runs_pieces() || path.ends_with(".mwb") || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+  // Standard input is read once, whole: streaming takes two passes.
+  if (!b.runs_pieces() || path == kStdioPath || path.ends_with(".mwb") || stat(path.c_str(), &st) != 0 ||
+      !S_ISREG(st.st_mode))
     return false;
   char magic[4] = {};
   std::ifstream(path, std::ios::binary).read(magic, 4);

@@ -12,7 +12,8 @@
 namespace mwc::cli {
 
 // Returns whether `path` is a text trace file run can stream (a regular
-// file that is not .mwb and does not start with the binary magic) on `b`.
+// file that is not .mwb and does not start with the binary magic; never
+// standard input) on `b`.
 bool can_stream(const std::string& path, const Backend& b);
 
 // Runs the text trace at `path` on `b` in pieces, printing each annotated

@@ -37,5 +37,11 @@ TEST(OutputDir, RefusesAFileInTheWay) {
   EXPECT_EQ(why, "not a folder");
 }
 
+TEST(OutputDir, RefusesDashWhichIsStandardOutputElsewhere) {
+  std::string why;
+  EXPECT_FALSE(make_output_dir("-", why));
+  EXPECT_EQ(why, "- is standard output, which holds no folder (./- names a folder called -)");
+}
+
 }  // namespace
 }  // namespace mwc

@@ -23,11 +23,15 @@ std::string size_text(size_t n) {
 
 int open_input(const std::string& path, struct stat& st, InputError& e) {
   e = {};
+  // Standard input as a descriptor of its own, which the caller closes.
+  const bool stdin_ = path == kStdioPath;
   // O_NONBLOCK: a FIFO with no writer must not block the open; reads block
   // again afterwards (a FIFO whose writer is gone reads as its end).
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return e.message = std::string("cannot open: ") + std::strerror(errno), -1;
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const int fd = stdin_ ? fcntl(0, F_DUPFD_CLOEXEC, 0)
+                        : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return e.message = std::string(stdin_ ? "cannot read standard input: " : "cannot open: ") + std::strerror(errno), -1;
+  if (!stdin_) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   st = {};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);

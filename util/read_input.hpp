@@ -34,9 +34,14 @@ struct InputError {
   std::string message;  // "is a folder", "longer than 65536 bytes", ...
 };
 
+// The path that names standard input (where an input file is asked for)
+// and standard output (where an output file is); `./-` names a file "-".
+inline constexpr std::string_view kStdioPath = "-";
+
 // Opens `path` for reading (a FIFO without writer does not block; it reads
-// as empty). Returns the descriptor and its stat, or -1 with `e` set when
-// it cannot be opened or is a folder.
+// as empty; kStdioPath: a descriptor of standard input's own). Returns the
+// descriptor and its stat, or -1 with `e` set when it cannot be opened or
+// is a folder.
 int open_input(const std::string& path, struct stat& st, InputError& e);
 // Returns the message for a line over `max_line` bytes ("line longer than
 // the limit of 64 KiB"), placed at line `line`, column max_line + 1.

@@ -1,5 +1,6 @@
 #include "util/read_input.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,6 +51,26 @@ TEST(ReadInput, AFifoWithoutWriterIsAnEmptyInputNotAHang) {
   InputError e;
   EXPECT_TRUE(read_input(p, {100}, bytes, e)) << e.message;
   EXPECT_TRUE(bytes.empty());
+}
+
+TEST(ReadInput, DashIsStandardInputReadThroughADescriptorOfItsOwn) {
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  ASSERT_EQ(write(p[1], "a\nb\n", 4), 4);
+  close(p[1]);
+  const int saved = dup(0);
+  dup2(p[0], 0);
+  close(p[0]);
+  std::string bytes;
+  InputError e;
+  const bool read = read_input("-", {100, 10}, bytes, e);
+  // Standard input stays open: the copy was closed.
+  const bool open = fcntl(0, F_GETFD) != -1;
+  dup2(saved, 0);
+  close(saved);
+  EXPECT_TRUE(read) << e.message;
+  EXPECT_EQ(bytes, "a\nb\n");
+  EXPECT_TRUE(open);
 }
 
 }  // namespace

@@ -71,6 +71,26 @@ TEST(SoftRoce, ARegistrationTooBigToPinIsAHarnessLimitNotACrash) {
   fs::remove(trace);
 }
 
+TEST(SoftRoce, StandardInputGoesIntoTheVmAndEveryFileKeepsItsName) {
+  // `run --device softroce A - B`: standard input is copied into the VM as
+  // a file of its own; what comes back, the guest's errors too, names each
+  // file as the host does (-, B), not by the guest's copy.
+  const fs::path bad = fs::temp_directory_path() / "mwcheck-softroce-bad.mwt";
+  std::ofstream(bad) << "alloc_pd p0\nfrob p0\n";
+  std::string out;
+  EXPECT_EQ(mwcheck("run --device softroce " + kCorpus + "010_bind_type1_basic.mwt - " + bad.string() + " < " +
+                        kCorpus + "001_resources_basic.mwt",
+                    out),
+            2)
+      << out;
+  EXPECT_NE(out.find("# == " + kCorpus + "010_bind_type1_basic.mwt ==\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("# == - ==\n# 001_resources_basic: "), std::string::npos) << out;
+  EXPECT_NE(out.find(bad.string() + ":2:1: error: unknown op 'frob'"), std::string::npos) << out;
+  EXPECT_EQ(out.find("stdin.mwt"), std::string::npos) << out;
+  EXPECT_EQ(out.find("corpus/0000"), std::string::npos) << out;
+  fs::remove(bad);
+}
+
 TEST(SoftRoce, AnEmulatorThatEndsAtOnceIsAnErrorNotACrash) {
   // A guest that printed nothing (qemu that could not start it; a boot
   // silent until the harness gave up) is booted again, then reported: it
