@@ -66,10 +66,11 @@ std::string take_files(const std::string& text, const std::string& dir, bool ann
   return rest + text.substr(at);
 }
 
-// Returns whether a line of the guest's console is an error mwcheck printed
-// there: "mwcheck ...: error: ..." or "FILE:LINE:COL: error: ...".
-bool guest_error(const std::string& line) {
-  static const std::regex placed(R"(^[^\s:]+:\d+:\d+: error: )");
+// Returns whether a line of the guest's console is one mwcheck printed on
+// its standard error there: "mwcheck ...: error: ...", "FILE:LINE:COL:
+// error: ..." or run --check's "FILE:LINE: mismatch under ...".
+bool guest_said(const std::string& line) {
+  static const std::regex placed(R"(^[^\s:]+:\d+(:\d+: error: |: mismatch under ))");
   return (line.starts_with("mwcheck") && line.find(": error: ") != std::string::npos) ||
          std::regex_search(line, placed);
 }
@@ -151,10 +152,10 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
   };
   const auto g = softroce::run_in_guest(
       vm, args, sent, files_as_args, count_lost, [&](const std::string& line) {
-        // The guest's own errors (its stderr is the console): bad input
-        // only the guest can see, such as a --gid-index rxe0 lacks, or a
-        // trace that does not parse (FILE:LINE:COL: error:).
-        if (guest_error(line))
+        // What mwcheck says on its stderr there (the console): bad input
+        // only the guest can see, such as a --gid-index rxe0 lacks or a
+        // trace that does not parse, and run --check's mismatches.
+        if (guest_said(line))
           err << host_names(line.substr(0, line.find_last_not_of("\r\n") + 1)) << " (in the Soft-RoCE guest)\n";
         if (setup.console) setup.console(line);
       });
