@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/out_file.hpp"
 #include "replay/gen.hpp"
+#include "util/stdio_path.hpp"
 
 namespace mwc::cli {
 
@@ -29,7 +30,7 @@ std::string shard_path(const std::string& out, uint32_t s, uint32_t n) {
 }  // namespace
 
 int cmd_gen(const GenOptions& o, std::ostream&, std::ostream& err) {
-  const bool stdout_ = o.out == "-";
+  const bool stdout_ = o.out == kStdioPath;
   if (stdout_ && o.shards > 1) {
     err << "mwcheck gen: error: --shards writes files: give -o FILE\n";
     return kExitBadInput;

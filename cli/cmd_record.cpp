@@ -28,6 +28,7 @@
 #include "util/atomic_file.hpp"
 #include "util/install_layout.hpp"
 #include "util/read_input.hpp"
+#include "util/stdio_path.hpp"
 #include "util/temp_dir.hpp"
 #include "util/quote.hpp"
 

@@ -18,6 +18,7 @@
 #include "util/atomic_file.hpp"
 #include "util/quote.hpp"
 #include "util/read_input.hpp"
+#include "util/stdio_path.hpp"
 #include "util/temp_dir.hpp"
 
 namespace mwc::cli {

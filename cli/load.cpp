@@ -13,6 +13,7 @@
 #include "refmodel/text_codec.hpp"
 #include "util/atomic_file.hpp"
 #include "util/read_input.hpp"
+#include "util/stdio_path.hpp"
 
 namespace mwc::cli {
 namespace {

@@ -12,6 +12,7 @@
 #include "refmodel/text_codec.hpp"
 #include "util/line_chunks.hpp"
 #include "util/read_input.hpp"
+#include "util/stdio_path.hpp"
 
 namespace mwc::cli {
 namespace {

@@ -18,7 +18,7 @@
 namespace mwc::replay {
 Reader::Reader(const std::string& path, size_t chunk, Ahead ahead)
     : path_(path), ahead_(ahead), chunk_(chunk) {
-  if (path == "-") {
+  if (path == kStdioPath) {
     fd_ = 0;
   } else {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

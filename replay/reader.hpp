@@ -15,6 +15,7 @@
 #include "refmodel/binary_codec.hpp"
 #include "refmodel/checksum.hpp"
 #include "refmodel/trace.hpp"
+#include "util/stdio_path.hpp"
 
 namespace mwc::replay {
 
@@ -58,7 +59,7 @@ class Reader {
   uint16_t version() const { return header_.version; }
   // Returns whether the file can be read again by name (a regular file
   // named by its path: standard input is read once, even from a file).
-  bool rereadable() const { return regular_ && path_ != "-"; }
+  bool rereadable() const { return regular_ && path_ != kStdioPath; }
 
   // Calls feed(records) with consecutive spans of record bytes until the
   // end; feed returns how many bytes it used (whole records), and the rest

@@ -2,12 +2,14 @@
 
 #include <filesystem>
 
+#include "util/stdio_path.hpp"
+
 namespace mwc {
 
 bool make_output_dir(const std::string& dir, std::string& why) {
   namespace fs = std::filesystem;
   // `-` is standard output elsewhere (gen -o -, convert): never a folder's name here.
-  if (dir == "-") return why = "- is standard output, which holds no folder (./- names a folder called -)", false;
+  if (dir == kStdioPath) return why = "- is standard output, which holds no folder (./- names a folder called -)", false;
   std::error_code ec;
   if (fs::is_directory(dir, ec)) return true;
   if (fs::exists(dir, ec)) return why = "not a folder", false;

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/stdio_path.hpp"
+
 struct stat;
 
 namespace mwc {
@@ -33,10 +35,6 @@ struct InputError {
   size_t line = 1, col = 1;
   std::string message;  // "is a folder", "longer than 65536 bytes", ...
 };
-
-// The path that names standard input (where an input file is asked for)
-// and standard output (where an output file is); `./-` names a file "-".
-inline constexpr std::string_view kStdioPath = "-";
 
 // Opens `path` for reading (a FIFO without writer does not block; it reads
 // as empty; kStdioPath: a descriptor of standard input's own). Returns the
