@@ -1,5 +1,8 @@
 #include "cli/guest.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -76,37 +79,49 @@ bool guest_said(const std::string& line) {
          std::regex_search(line, placed);
 }
 
-// Standard input as a file the VM can be given: read whole, within a
-// trace's limits, into a folder of its own, removed with this.
-class StdinFile {
+// The files the VM is given, each checked here before anything is packed
+// or booted, so that a typo is said at once, in its place: a regular file
+// as it is; anything else (standard input, a pipe, a FIFO) read whole,
+// within a trace's limits, into a folder of this run's own, removed with
+// this.
+class GuestCopies {
  public:
-  StdinFile() = default;
-  StdinFile(const StdinFile&) = delete;
-  StdinFile& operator=(const StdinFile&) = delete;
-  ~StdinFile() {
+  GuestCopies() = default;
+  GuestCopies(const GuestCopies&) = delete;
+  GuestCopies& operator=(const GuestCopies&) = delete;
+  ~GuestCopies() {
     std::error_code ec;
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
   }
-  // Returns the file's path (.mwb when the bytes are binary), or "" after
-  // printing the error to `err`.
-  std::string make(std::ostream& err) {
+  // Returns where the VM takes the file the user named `name` from, or ""
+  // after printing why it cannot (NAME:LINE:COL: error: ...) to `err`.
+  std::string source(const std::string& name, std::ostream& err) {
+    const auto refused = [&](const InputError& e) {
+      return err << fmt::format("{}:{}:{}: error: {}\n", name, e.line, e.col, e.message), std::string();
+    };
+    struct stat st {};
+    InputError e;
+    const int fd = open_input(name, st, e);
+    if (fd < 0) return refused(e);
+    ::close(fd);
+    if (S_ISREG(st.st_mode) && name != kStdioPath) return name;
     std::string bytes, why;
-    if (InputError e; !read_input(std::string(kStdioPath), kTraceLimits, bytes, e))
-      return err << fmt::format("{}:{}:{}: error: {}\n", kStdioPath, e.line, e.col, e.message), "";
-    std::string tmpl = (temp_dir() / "mwcheck-stdin-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-      return err << fmt::format("{}:1:1: error: cannot keep standard input for the VM: {}\n", tmpl,
-                                std::strerror(errno)),
-             "";
-    dir_ = tmpl;
-    const auto path = dir_ / (bytes.starts_with(kTraceLimits.binary_magic) ? "stdin.mwb" : "stdin.mwt");
-    if (!write_file(path.string(), bytes, why))
-      return err << fmt::format("{}:1:1: error: cannot write {}\n", path.string(), why), "";
+    if (!read_input(name, kTraceLimits, bytes, e)) return refused(e);
+    if (dir_.empty()) {
+      std::string tmpl = (temp_dir() / "mwcheck-vm-input-XXXXXX").string();
+      if (!mkdtemp(tmpl.data()))
+        return refused({1, 1, "cannot keep a copy for the VM in " + tmpl + ": " + std::strerror(errno)});
+      dir_ = tmpl;
+    }
+    const auto path = dir_ / fmt::format("{}{}{}", name == kStdioPath ? "stdin" : "input", kept_++,
+                                         bytes.starts_with(kTraceLimits.binary_magic) ? ".mwb" : ".mwt");
+    if (!write_file(path.string(), bytes, why)) return refused({1, 1, "cannot keep a copy for the VM: " + why});
     return path.string();
   }
 
  private:
   std::filesystem::path dir_;
+  size_t kept_ = 0;
 };
 }  // namespace
 
@@ -131,11 +146,13 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
     said << fmt::format("{}: {} at op {}: the guest kernel {} while this trace ran:\n{}\n", files[i], how,
                         op + 1, how == "CRASH" ? "died" : "went silent", console);
   };
-  // What the VM is given: standard input as a file; named as `files` says.
-  StdinFile stdin_file;
-  std::vector<std::string> sent = files;
-  for (std::string& f : sent)
-    if (f == kStdioPath && (f = stdin_file.make(err)).empty()) return kExitBadInput;
+  // Where the VM takes each file from (named as `files` says): every one
+  // checked before the boot.
+  GuestCopies copies;
+  std::vector<std::string> sent;
+  bool refused = false;
+  for (const std::string& f : files) refused |= sent.emplace_back(copies.source(f, err)).empty();
+  if (refused) return kExitBadInput;
   // The guest's copies are corpus/NNNNN-NAME: gives the host's names back.
   const auto host_names = [&](std::string text) {
     for (size_t i = 0; i < files.size(); ++i) {

@@ -33,10 +33,11 @@ struct GuestSetup {
 // Runs `mwcheck ARGS... FILES...` in the VM that `spec` names, where ARGS
 // name the guest's device as device:rxe0 (FILES are left out of ARGS, and
 // only copied into the guest's folder `corpus`, when `files_as_args` is
-// false); prints the guest's output with the host's file names, each trace
-// lost to a dead guest, and the timings; writes the files the guest sent
-// into `out_dir`. Returns the guest command's exit status (2 when the VM
-// could not run; at least 1 when the guest kernel died in a file).
+// false; `-` is standard input); prints the guest's output with the host's
+// file names, each trace lost to a dead guest, and the timings; writes the
+// files the guest sent into `out_dir`. Returns the guest command's exit
+// status (2, with no boot, when a file cannot be read; 2 when the VM could
+// not run; at least 1 when the guest kernel died in a file).
 int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                          const std::vector<std::string>& args,
                          const std::vector<std::string>& files, std::ostream& out,

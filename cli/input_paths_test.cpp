@@ -153,6 +153,24 @@ TEST(InputPaths, StandardInputIsATraceWhereverOneIsRead) {
   }
 }
 
+// A run in the Soft-RoCE VM checks its files here first: what cannot be
+// read is said in its place, every one, and nothing is packed or booted.
+TEST(InputPaths, ARunInTheVmSaysWhatItCannotReadBeforeAnyBoot) {
+  const fs::path dir = test::scratch("input_paths_vm");
+  const std::string missing = (dir / "missing.mwt").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "--device", "softroce", missing, dir.string(), "/dev/zero"},
+        {"diff", "-a", "device:softroce", "-a", "profile:rxe", missing, dir.string(), "/dev/zero"}}) {
+    const Ran r = mwcheck(args);
+    EXPECT_EQ(r.status, kExitBadInput) << args[0];
+    EXPECT_EQ(r.err, missing + ":1:1: error: cannot open: No such file or directory\n" + dir.string() +
+                         ":1:1: error: is a folder, not a file\n/dev/zero:1:65537: error: line longer than the "
+                         "limit of 64 KiB\n")
+        << args[0];
+    EXPECT_EQ(r.out, "") << args[0];
+  }
+}
+
 TEST(InputPaths, GenRefusesWhatItCannotWrite) {
   for (const std::string& p : {std::string("/dev/full"), std::string("/nonexistent/x.mwb"),
                               test::scratch("input_paths_gen").string()}) {
