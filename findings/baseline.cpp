@@ -54,7 +54,8 @@ std::optional<std::vector<Stored>> read_stored(const std::string& path, std::str
     const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
     const size_t nl = text.rfind('\n', at ? at - 1 : 0);
     const size_t col = at - (nl == std::string::npos || at == 0 ? 0 : nl + 1) + 1;
-    err = fmt::format("{}:{}:{}: error: the baseline is not JSON", path, line, col);
+    // Read as a baseline (--baseline) or as findings to export (--from).
+    err = fmt::format("{}:{}:{}: error: not JSON, as a report.json of mwcheck conform --device is", path, line, col);
     return std::nullopt;
   }
   if (!j.is_object() || !j.contains("findings") || !j["findings"].is_array() ||
