@@ -18,6 +18,7 @@
 #include "refmodel/text_codec.hpp"
 #include "util/output_dir.hpp"
 #include "util/quote.hpp"
+#include "util/stdio_path.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -36,9 +37,9 @@ struct Target {
 };
 
 // Returns the path of the report.json `from` names (it, or the one in its
-// folder).
+// folder; `-`, standard input, whatever folder is called so).
 std::string report_path(const std::string& from) {
-  return fs::is_directory(from) ? (fs::path(from) / "report.json").string() : from;
+  return from != kStdioPath && fs::is_directory(from) ? (fs::path(from) / "report.json").string() : from;
 }
 
 // Returns what to export of finding f of the report at `path`, or nothing

@@ -99,6 +99,16 @@ TEST(ExportApp, AFindingOfAReportIsExportedAsItsRunJudgedIt) {
   fs::create_directories(folder);
   fs::copy_file(report, folder / "report.json", fs::copy_options::overwrite_existing);
   EXPECT_EQ(mwcheck({"export", "F0badc0de", "--from", folder.string(), "-o", dir.string()}).status, 0);
+  // So does standard input (-), even beside an empty folder called - (./- names that).
+  const fs::path here = fs::current_path();
+  fs::current_path(test::scratch("export_test_dash"));
+  fs::create_directory("-");
+  r = mwcheck_reading(kReport, Stdin::file, {"export", "F0badc0de", "--from", "-", "-o", dir.string()});
+  const Ran folder_dash = mwcheck({"export", "F0badc0de", "--from", "./-", "-o", dir.string()});
+  fs::current_path(here);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(folder_dash.status, 2);
+  EXPECT_TRUE(folder_dash.err.starts_with("./-/report.json:1:1: error: cannot open")) << folder_dash.err;
 
   r = mwcheck({"export", "F12345678", "--from", report.string(), "-o", dir.string()});
   EXPECT_EQ(r.status, 2);
