@@ -99,12 +99,16 @@ class GuestCopies {
     const auto refused = [&](const InputError& e) {
       return err << fmt::format("{}:{}:{}: error: {}\n", name, e.line, e.col, e.message), std::string();
     };
+    // Anything but a regular file is opened once only: a FIFO opened and
+    // closed here would lose what its writer wrote.
     struct stat st {};
     InputError e;
-    const int fd = open_input(name, st, e);
-    if (fd < 0) return refused(e);
-    ::close(fd);
-    if (S_ISREG(st.st_mode) && name != kStdioPath) return name;
+    if (name != kStdioPath && ::stat(name.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      const int fd = open_input(name, st, e);
+      if (fd < 0) return refused(e);
+      ::close(fd);
+      return name;
+    }
     std::string bytes, why;
     if (!read_input(name, kTraceLimits, bytes, e)) return refused(e);
     if (dir_.empty()) {
