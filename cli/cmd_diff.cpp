@@ -40,7 +40,8 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
     for (const auto& a : o.against) args.insert(args.end(), {"--against", is_softroce(a) ? "device:rxe0" : a});
     if (o.json) args.push_back("--json");
     for (auto& a : device_args(o.dev)) args.push_back(a);
-    return run_args_in_softroce(o.against[static_cast<size_t>(vm)], o.dev, args, o.files, out, err);
+    return run_args_in_softroce(o.against[static_cast<size_t>(vm)], o.dev, args, o.files, out, err, true, "",
+                                {.traces = true});
   }
   std::unique_ptr<Backend> b[2];
   for (int i = 0; i < 2; ++i) {

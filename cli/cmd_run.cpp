@@ -23,7 +23,8 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     if (o.quiet) args.push_back("--quiet");
     if (o.json) args.push_back("--json");
     for (auto& a : device_args(o.dev)) args.push_back(a);
-    return run_args_in_softroce(spec, o.dev, args, o.files, out, err);
+    return run_args_in_softroce(spec, o.dev, args, o.files, out, err, true, "",
+                                {.traces = true});
   }
   std::string why;
   auto backend = make_backend(spec, why, o.dev);

@@ -17,6 +17,7 @@
 #include "adapters/softroce/vm.hpp"
 #include "adapters/minimize.hpp"
 #include "cli/app.hpp"
+#include "cli/load.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/atomic_file.hpp"
 #include "util/quote.hpp"
@@ -151,11 +152,14 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                         op + 1, how == "CRASH" ? "died" : "went silent", console);
   };
   // Where the VM takes each file from (named as `files` says): every one
-  // checked before the boot.
+  // checked before the boot (a typo costs no boot of 20 s or more).
   GuestCopies copies;
   std::vector<std::string> sent;
   bool refused = false;
-  for (const std::string& f : files) refused |= sent.emplace_back(copies.source(f, err)).empty();
+  for (const std::string& f : files) {
+    const std::string& from = sent.emplace_back(copies.source(f, err));
+    refused |= from.empty() || (setup.traces && !load_trace(from, f, err));
+  }
   if (refused) return kExitBadInput;
   // The guest's copies are corpus/NNNNN-NAME: gives the host's names back.
   const auto host_names = [&](std::string text) {

@@ -22,12 +22,15 @@ inline constexpr std::string_view kGuestKernelFinding = "finding-guest-kernel.mw
 // Heads each line of the kernel's account in that file.
 inline constexpr std::string_view kKernelAccountLine = "# kernel: ";
 
-// What a guest command other than a run of traces asks of the VM.
+// What a guest command asks of the VM beyond its arguments and files.
 struct GuestSetup {
   std::vector<std::string> programs;  // on the guest's PATH (VmOptions::programs)
   softroce::LostTrace lost;           // the guest died in file i: instead of the trace report
   softroce::ConsoleLine console;      // each line the guest prints on its console
   bool announce_files = true;         // say "wrote PATH" for each file the guest sent
+  // The files are traces the guest loads whole: each is loaded here first,
+  // so that one that does not parse is said in its place with no boot.
+  bool traces = false;
 };
 
 // Runs `mwcheck ARGS... FILES...` in the VM that `spec` names, where ARGS
@@ -36,7 +39,8 @@ struct GuestSetup {
 // false; `-` is standard input); prints the guest's output with the host's
 // file names, each trace lost to a dead guest, and the timings; writes the
 // files the guest sent into `out_dir`. Returns the guest command's exit
-// status (2, with no boot, when a file cannot be read; 2 when the VM could
+// status (2, with no boot, when a file cannot be read or, setup.traces,
+// does not load as a trace; 2 when the VM could
 // not run; at least 1 when the guest kernel died in a file).
 int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                          const std::vector<std::string>& args,

@@ -171,6 +171,25 @@ TEST(InputPaths, ARunInTheVmSaysWhatItCannotReadBeforeAnyBoot) {
   }
 }
 
+// A trace the guest would refuse is refused here, in its place and with
+// the user's name for it, before a boot: a typo costs no boot.
+TEST(InputPaths, ARunInTheVmSaysWhereATraceDoesNotParseBeforeAnyBoot) {
+  const std::string good = test::write_temp("input_paths_vm_good.mwt", "alloc_pd p0\n");
+  const std::string typo = test::write_temp("input_paths_vm_typo.mwt", "alloc_pd p0\nfrob p0\n");
+  const std::string cut = test::write_temp("input_paths_vm_cut.mwb", "MWTB");
+  const std::string expected = typo + ":2:1: error: unknown op 'frob'\n" + cut +
+                               ":1:1: error: truncated: a .mwb file starts with a 32-byte header\n"
+                               "-:1:13: error: unexpected 'p1' (fields are name=value)\n";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "--check", "--device", "softroce", good, typo, cut, "-"},
+        {"diff", "-a", "profile:rxe", "-a", "device:softroce", good, typo, cut, "-"}}) {
+    const Ran r = mwcheck_reading("alloc_pd p0 p1\n", Stdin::pipe, args);
+    EXPECT_EQ(r.status, kExitBadInput) << args[0];
+    EXPECT_EQ(r.err, expected) << args[0];
+    EXPECT_EQ(r.out, "") << args[0];
+  }
+}
+
 TEST(InputPaths, GenRefusesWhatItCannotWrite) {
   for (const std::string& p : {std::string("/dev/full"), std::string("/nonexistent/x.mwb"),
                               test::scratch("input_paths_gen").string()}) {

@@ -20,17 +20,19 @@ namespace {
 bool is_binary_path(const std::string& p) { return p.size() >= 4 && p.ends_with(".mwb"); }
 }  // namespace
 
-std::optional<Trace> load_trace(const std::string& path, std::ostream& err) {
+std::optional<Trace> load_trace(const std::string& path, std::ostream& err) { return load_trace(path, path, err); }
+
+std::optional<Trace> load_trace(const std::string& path, const std::string& shown, std::ostream& err) {
   std::string data;
   if (InputError e; !read_input(path, kTraceLimits, data, e)) {
-    err << fmt::format("{}:{}:{}: error: {}\n", path, e.line, e.col, e.message);
+    err << fmt::format("{}:{}:{}: error: {}\n", shown, e.line, e.col, e.message);
     return std::nullopt;
   }
   if (is_binary_path(path) || data.starts_with("MWTB")) {
     const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
     auto r = decode_mwb({bytes, data.size()});
     if (auto* e = std::get_if<DecodeError>(&r)) {
-      err << fmt::format("{}:1:{}: error: {}\n", path, e->offset + 1, e->message);
+      err << fmt::format("{}:1:{}: error: {}\n", shown, e->offset + 1, e->message);
       return std::nullopt;
     }
     Trace t = std::get<Trace>(std::move(r));
@@ -39,7 +41,7 @@ std::optional<Trace> load_trace(const std::string& path, std::ostream& err) {
   }
   auto r = parse_text(data);
   if (auto* e = std::get_if<ParseError>(&r)) {
-    err << fmt::format("{}:{}:{}: error: {}\n", path, e->line, e->col, e->message);
+    err << fmt::format("{}:{}:{}: error: {}\n", shown, e->line, e->col, e->message);
     return std::nullopt;
   }
   Trace t = std::get<Trace>(std::move(r));

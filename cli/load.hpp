@@ -15,6 +15,9 @@ namespace mwc::cli {
 // magic; `-`: standard input, by the magic), or nothing after printing the
 // error to `err`.
 std::optional<Trace> load_trace(const std::string& path, std::ostream& err);
+// The same, its errors naming the file `shown` (the user's name for a copy
+// of it).
+std::optional<Trace> load_trace(const std::string& path, const std::string& shown, std::ostream& err);
 // Returns false after printing the error to `err` when `files` names
 // standard input (-) more than once: it can be read only once.
 bool stdin_at_most_once(const std::vector<std::string>& files, std::ostream& err);

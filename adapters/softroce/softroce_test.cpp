@@ -72,30 +72,26 @@ TEST(SoftRoce, ARegistrationTooBigToPinIsAHarnessLimitNotACrash) {
 }
 
 TEST(SoftRoce, StandardInputGoesIntoTheVmAndEveryFileKeepsItsName) {
-  // `run --check --device softroce A - B C`: standard input is copied into
+  // `run --check --device softroce A - B`: standard input is copied into
   // the VM as a file of its own; what comes back, and what mwcheck says on
-  // the guest's standard error (a trace that does not parse, a mismatch),
-  // names each file as the host does (-, B, C), not by the guest's copy.
-  const fs::path bad = fs::temp_directory_path() / "mwcheck-softroce-bad.mwt";
+  // the guest's standard error (a mismatch), names each file as the host
+  // does (-, B), not by the guest's copy. (A trace that does not parse
+  // never reaches the guest: InputPaths.ARunInTheVmSaysWhereATraceDoesNotParseBeforeAnyBoot.)
   const fs::path wrong = fs::temp_directory_path() / "mwcheck-softroce-wrong.mwt";
-  std::ofstream(bad) << "alloc_pd p0\nfrob p0\n";
   std::ofstream(wrong) << "alloc_pd p0 => EINVAL\n";
   std::string out;
-  EXPECT_EQ(mwcheck("run --check --device softroce " + kCorpus + "010_bind_type1_basic.mwt - " + bad.string() +
-                        " " + wrong.string() + " < " + kCorpus + "001_resources_basic.mwt",
+  EXPECT_EQ(mwcheck("run --check --device softroce " + kCorpus + "010_bind_type1_basic.mwt - " + wrong.string() +
+                        " < " + kCorpus + "001_resources_basic.mwt",
                     out),
-            2)
+            1)
       << out;
   EXPECT_NE(out.find("# == " + kCorpus + "010_bind_type1_basic.mwt ==\n"), std::string::npos) << out;
   EXPECT_NE(out.find("# == - ==\n# 001_resources_basic: "), std::string::npos) << out;
-  EXPECT_NE(out.find(bad.string() + ":2:1: error: unknown op 'frob' (in the Soft-RoCE guest)"), std::string::npos)
-      << out;
   EXPECT_NE(out.find(wrong.string() + ":1: mismatch under device:rxe0: alloc_pd p0 => OK, expected EINVAL"),
             std::string::npos)
       << out;
   EXPECT_EQ(out.find("stdin.mwt"), std::string::npos) << out;
   EXPECT_EQ(out.find("corpus/0000"), std::string::npos) << out;
-  fs::remove(bad);
   fs::remove(wrong);
 }
 
