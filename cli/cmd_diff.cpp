@@ -36,6 +36,7 @@ int cmd_diff(const DiffOptions& o, std::ostream& out, std::ostream& err) {
   }
   if (!stdin_at_most_once(o.files, err)) return kExitBadInput;
   if (const int vm = softroce_spec(o.against); vm >= 0) {
+    if (!guest_backends_ok(o.against, vm, o.dev, "diff", err)) return kExitBadInput;
     std::vector<std::string> args = {"diff"};
     for (const auto& a : o.against) args.insert(args.end(), {"--against", is_softroce(a) ? "device:rxe0" : a});
     if (o.json) args.push_back("--json");

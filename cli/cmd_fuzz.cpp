@@ -76,7 +76,9 @@ int fuzz_in_softroce(const FuzzOptions& o, int vm, std::ostream& out, std::ostre
 }
 
 int cmd_fuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
-  if (const int vm = softroce_spec(o.against); vm >= 0) return fuzz_device_campaign(o, vm, out, err);
+  if (const int vm = softroce_spec(o.against); vm >= 0)
+    return guest_backends_ok(o.against, vm, o.dev, "fuzz", err) ? fuzz_device_campaign(o, vm, out, err)
+                                                                 : kExitBadInput;
   if (!o.report.empty())
     return err << "mwcheck fuzz: error: --report: findings are judged and reported against the Soft-RoCE VM "
                   "(-a device:softroce[:VERSION]); here each divergence is a reproducer in --out\n",

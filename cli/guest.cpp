@@ -34,6 +34,24 @@ int softroce_spec(const std::vector<std::string>& specs) {
   return -1;
 }
 
+bool guest_backends_ok(const std::vector<std::string>& specs, int vm, const DeviceConfig& dev,
+                       std::string_view verb, std::ostream& err) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    // The same VM twice is rxe0 against itself (is the device deterministic?).
+    if (static_cast<int>(i) == vm || specs[i] == specs[static_cast<size_t>(vm)]) continue;
+    std::string why;
+    if (specs[i].starts_with("device:"))
+      why = fmt::format("{} cannot run beside {}: the Soft-RoCE VM holds its rxe0 alone (compare it with a "
+                        "profile or a mutant)",
+                        quote(specs[i]), quote(specs[static_cast<size_t>(vm)]));
+    else if (make_backend(specs[i], why, dev))
+      continue;
+    err << fmt::format("mwcheck {}: error: {}\n", verb, why);
+    return false;
+  }
+  return true;
+}
+
 std::vector<std::string> device_args(const DeviceConfig& d) {
   std::vector<std::string> a = {"--op-timeout", std::to_string(d.op_timeout_ms)};
   for (const auto& f : d.inject) a.insert(a.end(), {"--inject", f});

@@ -15,6 +15,15 @@ namespace mwc::cli {
 // -1 inside the guest itself).
 int softroce_spec(const std::vector<std::string>& specs);
 
+// Returns whether the backends given beside the VM's (`specs` but its
+// `vm`th) can run in it, after printing why not (mwcheck VERB: error: ...):
+// each is made here first, so that a profile or mutant that does not
+// exist is said with no boot; another device, another VM's included, is
+// refused, as the VM holds its rxe0 alone (the same VM named twice is
+// rxe0 against itself).
+bool guest_backends_ok(const std::vector<std::string>& specs, int vm, const DeviceConfig& dev,
+                       std::string_view verb, std::ostream& err);
+
 // The file run_args_in_softroce writes into its out_dir when the guest
 // kernel died in an input that was no trace file (a fuzzer's): that input,
 // up to the op it died in.

@@ -95,6 +95,16 @@ TEST(SoftRoce, StandardInputGoesIntoTheVmAndEveryFileKeepsItsName) {
   fs::remove(wrong);
 }
 
+TEST(SoftRoce, AKernelVersionDebianDoesNotPackageIsSaidByName) {
+  // The image builder said nothing when no package matched: its search
+  // for the newest one failed, under pipefail, before it could say so.
+  std::string out;
+  EXPECT_EQ(mwcheck("run --device softroce:9.9.9 " + kCorpus + "001_resources_basic.mwt", out), 2) << out;
+  EXPECT_NE(out.find("softroce: no Debian kernel package matches '9.9.9'\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("mwcheck: error: Soft-RoCE VM: building the Soft-RoCE image failed"), std::string::npos)
+      << out;
+}
+
 TEST(SoftRoce, AnEmulatorThatEndsAtOnceIsAnErrorNotACrash) {
   // A guest that printed nothing (qemu that could not start it; a boot
   // silent until the harness gave up) is booted again, then reported: it
