@@ -325,6 +325,9 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
       traces.push_back(std::move(more[i]));
     }
   }
+  // A trace that does not load stops the run here, before the devices'
+  // minutes (and a VM's boot), as fuzz's seeds do.
+  if (status != kExitOk) return status;
   std::vector<CorpusTrace> corpus;
   for (size_t i = 0; i < paths.size(); ++i)
     corpus.push_back({fs::path(paths[i]).filename().string(), std::move(traces[i])});
@@ -363,6 +366,13 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
     if (!baseline) return err << why << "\n", kExitBadInput;
   }
 
+  // Every VM's image before the first device runs: a later device's
+  // kernel that cannot be had is said now, not after the first's minutes.
+  if (o.devices.size() > 1)
+    for (const auto& d : o.devices)
+      if (softroce::VmOptions vm; softroce_spec({device_spec(d)}) == 0 && softroce::parse_device(device_spec(d), vm))
+        if (std::string why; !softroce::prepare_image(vm, why))
+          return err << fmt::format("mwcheck conform: error: {}: {}\n", device_spec(d), why), kExitBadInput;
   std::vector<DeviceColumn> cols;
   std::vector<DeviceJudgment> judged;
   std::vector<double> seconds;

@@ -55,6 +55,27 @@ TEST(ConformDevice, TwoReleasesOfADriverSayWhichEachBehavesAs) {
   EXPECT_NE(html.find("; resembles most: rxe@6.12 (traces each profile matches"), std::string::npos) << html;
 }
 
+TEST(ConformDevice, ATraceThatDoesNotLoadStopsTheRunBeforeAnyDevice) {
+  // A typo in the corpus, or an attacks folder that is not there, is said
+  // at once: it cost a VM's boot and the whole corpus's minutes first.
+  const fs::path dir = corpus_of("mwcheck-conform-typo", {"010_bind_type1_basic.mwt"});
+  std::ofstream(dir / "corpus" / "020_typo.mwt") << "alloc_pd p0\nfrob p0\n";
+  const std::string corpus = (dir / "corpus").string(), none = (dir / "no-attacks").string();
+  const fs::path fine = corpus_of("mwcheck-conform-fine", {"010_bind_type1_basic.mwt"});
+  for (const auto& [args, said] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--corpus", corpus}, corpus + "/020_typo.mwt:2:1: error: unknown op 'frob'\n"},
+           {{"--corpus", (fine / "corpus").string(), "--attacks", none},
+            none + ":1:1: error: no conformance traces here: No such file or directory\n"}}) {
+    std::vector<std::string> command = {"conform", "--device", "profile:rxe", "--report", (dir / "report").string()};
+    command.insert(command.end(), args.begin(), args.end());
+    const Ran r = mwcheck(command);
+    EXPECT_EQ(r.status, kExitBadInput) << r.out;
+    EXPECT_EQ(r.err, said);
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(fs::exists(dir / "report" / "report.json"));
+  }
+}
+
 TEST(ConformDevice, ProfilesNoTraceTellsApartAreNamedTogether) {
   // One basic bind tells no profile from another: the report names them
   // all, and claims no change between two releases.

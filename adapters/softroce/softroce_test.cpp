@@ -103,6 +103,13 @@ TEST(SoftRoce, AKernelVersionDebianDoesNotPackageIsSaidByName) {
   EXPECT_NE(out.find("softroce: no Debian kernel package matches '9.9.9'\n"), std::string::npos) << out;
   EXPECT_NE(out.find("mwcheck: error: Soft-RoCE VM: building the Soft-RoCE image failed"), std::string::npos)
       << out;
+  // A second device's, before the first device's minutes.
+  EXPECT_EQ(mwcheck("conform --device softroce --device softroce:9.9.9", out), 2) << out;
+  EXPECT_NE(out.find("softroce: no Debian kernel package matches '9.9.9'\n"
+                     "mwcheck conform: error: device:softroce:9.9.9: building the Soft-RoCE image failed\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("booting"), std::string::npos) << out;
 }
 
 TEST(SoftRoce, AnEmulatorThatEndsAtOnceIsAnErrorNotACrash) {

@@ -255,6 +255,11 @@ bool parse_device(std::string_view spec, VmOptions& o) {
   return true;
 }
 
+bool prepare_image(const VmOptions& o, std::string& err) {
+  Image img;
+  return build_image(o, img, err);
+}
+
 bool in_guest() { return std::getenv("MWCHECK_GUEST") != nullptr; }
 
 GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,

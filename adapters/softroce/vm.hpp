@@ -30,6 +30,12 @@ struct VmOptions {
 // Returns false for anything else.
 bool parse_device(std::string_view spec, VmOptions& o);
 
+// Builds (or finds in the cache) what `o` boots, without booting it, so
+// that a kernel Debian does not package is said before another device's
+// minutes. Returns false, with why in `err`, when it cannot be built (the
+// builder says which part on standard error).
+bool prepare_image(const VmOptions& o, std::string& err);
+
 struct VmTimes {
   double image_s = 0, boot_s = 0, run_s = 0, total_s = 0;
   int boots = 0;
