@@ -170,7 +170,7 @@ int run_args_in_softroce(const std::string& spec, const DeviceConfig& dev,
                         op + 1, how == "CRASH" ? "died" : "went silent", console);
   };
   // Where the VM takes each file from (named as `files` says): every one
-  // checked before the boot (a typo costs no boot of 20 s or more).
+  // checked before the boot (a typo costs no boot).
   GuestCopies copies;
   std::vector<std::string> sent;
   bool refused = false;
