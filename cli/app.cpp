@@ -274,12 +274,12 @@ int run_app(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   x->add_option("--from", ex.from,
                 "A report.json of conform --device (or its folder): export the finding it names (every one, "
                 "each into DIR/ID, when none is named), judged as that run judged it");
-  x->add_option("--profile,-p", ex.profile, "The expected outcomes are this profile's (+knob=alternative...)")
+  x->add_option("--profile,-p", ex.profile, "With a trace: the expected outcomes are this profile's (+knob=alternative...)")
       ->capture_default_str();
-  x->add_option("--op", ex.op, "The op where the finding shows, counted from 1 as reports do (default: the last)")
+  x->add_option("--op", ex.op, "With a trace: the op where the finding shows, counted from 1 as reports do (default: the last)")
       ->check(in_range(1L, std::numeric_limits<long>::max()));
-  x->add_option("--id", ex.id, "What the programs call the finding")->capture_default_str();
-  x->add_option("--seen", ex.seen, "What the device did at that op (an outcome, e.g. IBV_WC_SUCCESS)");
+  x->add_option("--id", ex.id, "With a trace: what the programs call the finding")->capture_default_str();
+  x->add_option("--seen", ex.seen, "With a trace: what the device did at that op (an outcome, e.g. IBV_WC_SUCCESS)");
   x->add_option("-o,--output", ex.dir, "Folder: repro.mwt, repro.c, test_repro.py");
   auto* xdevice = x->add_option("--device,-d", ex.device,
                 "softroce[:VERSION]: compile repro.c here, run it and test_repro.py in the Soft-RoCE VM "

@@ -3,6 +3,7 @@
 // itself, the expected outcome of every op taken from the model under a
 // profile (for a finding: the yardstick its run judged it by).
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -173,9 +174,16 @@ int cmd_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
   if (!o.device.empty() && !is_softroce("device:" + o.device))
     return err << "mwcheck export: error: --device runs the exports in the Soft-RoCE VM: softroce[:VERSION]\n",
            kExitBadInput;
-  if (!o.from.empty() && o.op > 0)
-    return err << "mwcheck export: error: --op is for a trace: a finding's reproducer ends at its op\n",
-           kExitBadInput;
+  // A finding takes from its report what a trace takes from these options:
+  // given with --from, they would be left unread.
+  const ExportOptions defaults;
+  for (const auto& [given, option, why] :
+       {std::tuple{o.op > 0, "--op", "a finding's reproducer ends at its op"},
+        {o.seen != defaults.seen, "--seen", "a finding's device outcome is its report's"},
+        {o.profile != defaults.profile, "--profile", "a finding is judged by its report's yardstick"},
+        {o.id != defaults.id, "--id", "a finding keeps its report's id"}})
+    if (!o.from.empty() && given)
+      return err << fmt::format("mwcheck export: error: {} is for a trace: {}\n", option, why), kExitBadInput;
   if (o.file.empty()) return export_every_finding(o, out, err);
   auto x = o.from.empty() ? trace_target(o, err) : finding_target(o, err);
   if (!x || !write_target(*x, o, o.dir, out, err)) return kExitBadInput;

@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <tuple>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cli/test_app.hpp"
@@ -116,7 +118,21 @@ TEST(ExportApp, AFindingOfAReportIsExportedAsItsRunJudgedIt) {
   r = mwcheck({"export", "F00000001", "--from", report.string(), "-o", dir.string()});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unsupported feature"), std::string::npos) << r.err;
-  EXPECT_EQ(mwcheck({"export", "F0badc0de", "--from", report.string(), "--op", "2", "-o", dir.string()}).status, 2);
+  // What a trace takes from options a finding takes from its report: given
+  // with --from, each is refused, with or without a finding's id, never
+  // left unread (--id once exported every finding under their own ids).
+  for (const auto& [option, value, why] :
+       {std::tuple{"--op", "2", "a finding's reproducer ends at its op"},
+        {"--seen", "IBV_WC_SUCCESS", "a finding's device outcome is its report's"},
+        {"--profile", "rxe", "a finding is judged by its report's yardstick"},
+        {"--id", "F0badc0de", "a finding keeps its report's id"}})
+    for (const bool one : {true, false}) {
+      std::vector<std::string> args = {"export", "--from", report.string(), option, value, "-o", dir.string()};
+      if (one) args.insert(args.begin() + 1, "F0badc0de");
+      r = mwcheck(args);
+      EXPECT_EQ(r.status, 2) << option;
+      EXPECT_EQ(r.err, fmt::format("mwcheck export: error: {} is for a trace: {}\n", option, why));
+    }
   const fs::path notjson = write("notreport.json", "{\n  \"findings\": [,]\n}\n");
   r = mwcheck({"export", "F0badc0de", "--from", notjson.string(), "-o", dir.string()});
   EXPECT_EQ(r.status, 2);
