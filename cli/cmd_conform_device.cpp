@@ -312,14 +312,14 @@ std::string attacks_folder(const ConformOptions& o) {
 int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<std::string> paths;
   std::vector<Trace> traces;
-  int status = load_corpus(o.corpus, paths, traces, err);
+  int loaded = load_corpus(o.corpus, paths, traces, err);
   if (paths.empty()) return kExitBadInput;
   if (const std::string dir = attacks_folder(o); !dir.empty()) {
     // The prover's counterexamples: what a description deviates by, tried
     // on the device as the corpus is.
     std::vector<std::string> more_paths;
     std::vector<Trace> more;
-    status = std::max(status, load_corpus(dir, more_paths, more, err));
+    loaded = std::max(loaded, load_corpus(dir, more_paths, more, err));
     for (size_t i = 0; i < more.size(); ++i) {
       paths.push_back(more_paths[i]);
       traces.push_back(std::move(more[i]));
@@ -327,7 +327,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   }
   // A trace that does not load stops the run here, before the devices'
   // minutes (and a VM's boot), as fuzz's seeds do.
-  if (status != kExitOk) return status;
+  if (loaded != kExitOk) return loaded;
   std::vector<CorpusTrace> corpus;
   for (size_t i = 0; i < paths.size(); ++i)
     corpus.push_back({fs::path(paths[i]).filename().string(), std::move(traces[i])});
@@ -343,7 +343,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
     if (!b) return err << "mwcheck conform: error: " << why << "\n", kExitBadInput;
     if (o.shrink) return shrink_targets(*b, o, corpus, out, err);
     run_device_corpus(*b, corpus, &out, nullptr);
-    return status;
+    return kExitOk;
   }
 
   std::vector<ProfileId> yardsticks;
@@ -426,8 +426,7 @@ int cmd_conform_devices(const ConformOptions& o, std::ostream& out, std::ostream
   } else {
     for (const Finding& f : rep.findings) failed = failed || f.severity != Severity::unsupported;
   }
-  if (status == kExitOk && failed) status = kExitFail;
-  return status;
+  return failed ? kExitFail : kExitOk;
 }
 
 }  // namespace mwc::cli
