@@ -177,7 +177,7 @@ std::vector<uint8_t> encode_mwb(const Trace& t, uint16_t version) {
   const uint32_t n = static_cast<uint32_t>(strings.size());
   std::memcpy(out.data() + strtab_at, &n, 4);  // little-endian hosts only
   out.insert(out.end(), strings.begin(), strings.end());
-  if (has_trailer(version)) encode_trailer({t.ops.size(), checksum(out)}, out);
+  if (has_trailer(version)) encode_trailer({t.ops.size(), checksum(out, trailer_hash(version))}, out);
   return out;
 }
 
@@ -287,8 +287,8 @@ std::variant<MwbTrailer, DecodeError> decode_trailer(std::span<const uint8_t, kM
                                                      uint64_t size) {
   if (std::memcmp(last.data(), "MWTE", 4) != 0 || rd(last.data() + 4, 4) != 0)
     return DecodeError{size, "truncated at byte " + std::to_string(size) +
-                                 ": no trailer at its end (a version 3 .mwb file ends with one; "
-                                 "was its writer stopped?)"};
+                                 ": no trailer at its end (a .mwb file of version 3 on ends "
+                                 "with one; was its writer stopped?)"};
   return MwbTrailer{rd(last.data() + 8, 8), rd(last.data() + 16, 8)};
 }
 
@@ -316,7 +316,7 @@ std::variant<Trace, DecodeError> decode_mwb(std::span<const uint8_t> b) {
     auto tr = decode_trailer(b.last<kMwbTrailerSize>(), b.size());
     if (auto* e = std::get_if<DecodeError>(&tr)) return *e;
     trailer = std::get<MwbTrailer>(tr);
-    if (auto e = check_checksum(trailer, b.size(), checksum(body))) return *e;
+    if (auto e = check_checksum(trailer, b.size(), checksum(body, trailer_hash(h.version)))) return *e;
     b = body;
   }
   const auto body = b.subspan(kMwbHeaderSize);

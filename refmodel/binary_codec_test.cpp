@@ -112,37 +112,58 @@ TEST(BinaryCodec, TruncatedRecordsAreDroppedInVersions1And2) {
   }
 }
 
-// Version 3 ends with a trailer: a file cut anywhere is an error at its
-// end, and one whose bytes or op count differ from the trailer's is too.
-TEST(BinaryCodec, Version3RefusesFilesCutShortOrChanged) {
+// Versions 3 and 4 end with a trailer: a file cut anywhere is an error at
+// its end, and one whose bytes or op count differ from the trailer's is
+// too, each version's bytes checked by its own hash.
+TEST(BinaryCodec, VersionsWithATrailerRefuseFilesCutShortOrChanged) {
   const Trace t = testing::parse_or_fail("alloc_pd p0   # a comment\nalloc_pd p1 => OK\n");
-  const auto bytes = encode_mwb(t, 3);
-  EXPECT_EQ(decoded(bytes), t);
-  for (size_t cut = 0; cut < bytes.size(); ++cut) {
-    const std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
-    auto r = decode_mwb(part);
-    ASSERT_TRUE(std::holds_alternative<DecodeError>(r)) << "cut at " << cut;
-    const DecodeError& e = std::get<DecodeError>(r);
-    if (cut < kMwbHeaderSize) continue;  // the header's own errors
-    EXPECT_EQ(e.offset, cut) << e.message;
-    EXPECT_NE(e.message.find("truncated at byte " + std::to_string(cut)), std::string::npos)
-        << e.message;
+  for (const uint16_t version : {uint16_t{3}, uint16_t{4}}) {
+    SCOPED_TRACE(version);
+    const auto bytes = encode_mwb(t, version);
+    EXPECT_EQ(decoded(bytes), t);
+    for (size_t cut = 0; cut < bytes.size(); ++cut) {
+      const std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+      auto r = decode_mwb(part);
+      ASSERT_TRUE(std::holds_alternative<DecodeError>(r)) << "cut at " << cut;
+      const DecodeError& e = std::get<DecodeError>(r);
+      if (cut < kMwbHeaderSize) continue;  // the header's own errors
+      EXPECT_EQ(e.offset, cut) << e.message;
+      EXPECT_NE(e.message.find("truncated at byte " + std::to_string(cut)), std::string::npos)
+          << e.message;
+    }
+    for (size_t at = kMwbHeaderSize; at < bytes.size() - kMwbTrailerSize; ++at) {
+      auto changed = bytes;
+      changed[at] ^= 0x10;
+      auto r = decode_mwb(changed);
+      ASSERT_TRUE(std::holds_alternative<DecodeError>(r)) << "byte " << at;
+      const auto& e = std::get<DecodeError>(r);
+      EXPECT_NE(e.message.find("checksum mismatch"), std::string::npos) << at << ": " << e.message;
+    }
+    // A trailer that counts other ops (and checksums what it follows).
+    std::vector<uint8_t> body(bytes.begin(), bytes.end() - kMwbTrailerSize);
+    encode_trailer({3, checksum(body, trailer_hash(version))}, body);
+    auto r = decode_mwb(body);
+    ASSERT_TRUE(std::holds_alternative<DecodeError>(r));
+    EXPECT_EQ(std::get<DecodeError>(r).message, "the trailer counts 3 ops, the records hold 2");
+    EXPECT_EQ(std::get<DecodeError>(r).offset, body.size() - kMwbTrailerSize + 8);
   }
-  for (size_t at = kMwbHeaderSize; at < bytes.size() - kMwbTrailerSize; ++at) {
-    auto changed = bytes;
-    changed[at] ^= 0x10;
-    auto r = decode_mwb(changed);
-    ASSERT_TRUE(std::holds_alternative<DecodeError>(r)) << "byte " << at;
-    const auto& e = std::get<DecodeError>(r);
-    EXPECT_NE(e.message.find("checksum mismatch"), std::string::npos) << at << ": " << e.message;
+  // Version 3's trailer holds the XXH64 of the bytes before it, 4's their
+  // XXH3: a file that says 3 with 4's trailer is refused.
+  for (const auto& [version, hash] :
+       {std::pair{uint16_t{3}, Hash::xxh64}, std::pair{uint16_t{4}, Hash::xxh3}}) {
+    const auto bytes = encode_mwb(t, version);
+    const std::span<const uint8_t> body(bytes.data(), bytes.size() - kMwbTrailerSize);
+    const auto tr = decode_trailer(std::span(bytes).last<kMwbTrailerSize>(), bytes.size());
+    ASSERT_TRUE(std::holds_alternative<MwbTrailer>(tr));
+    EXPECT_EQ(std::get<MwbTrailer>(tr).checksum, checksum(body, hash)) << version;
   }
-  // A trailer that counts other ops (and checksums what it follows).
-  std::vector<uint8_t> body(bytes.begin(), bytes.end() - kMwbTrailerSize);
-  encode_trailer({3, checksum(body)}, body);
+  auto v4 = encode_mwb(t, 4);
+  v4[4] = 3;
+  std::vector<uint8_t> body(v4.begin(), v4.end() - kMwbTrailerSize);
+  encode_trailer({2, checksum(body, Hash::xxh3)}, body);
   auto r = decode_mwb(body);
   ASSERT_TRUE(std::holds_alternative<DecodeError>(r));
-  EXPECT_EQ(std::get<DecodeError>(r).message, "the trailer counts 3 ops, the records hold 2");
-  EXPECT_EQ(std::get<DecodeError>(r).offset, body.size() - kMwbTrailerSize + 8);
+  EXPECT_NE(std::get<DecodeError>(r).message.find("checksum mismatch"), std::string::npos);
 }
 
 }  // namespace

@@ -419,11 +419,12 @@ constexpr Format make_format(uint16_t version, int n) {
   for (int b = 0; b < 256; ++b) f.size_at[b] = f.size[f.code_of[b]];
   return f;
 }
-// The op codes versions 1 to 3 know: the 26 ops ops.def held then.
+// The op codes versions 1 to 4 know: the 26 ops ops.def held then.
 inline constexpr int kOpCodesV1 = 26;
-// Versions 1 to 3, oldest first; version 3 is version 2 plus the trailer.
+// Versions 1 to 4, oldest first; version 3 is version 2 plus the trailer,
+// version 4 the same records with another hash in the trailer.
 inline constexpr Format kFormats[] = {make_format(1, kOpCodesV1), make_format(2, kOpCodesV1),
-                                      make_format(3, kOpCodesV1)};
+                                      make_format(3, kOpCodesV1), make_format(4, kOpCodesV1)};
 inline constexpr uint16_t kNewestFormat = static_cast<uint16_t>(std::size(kFormats));
 static_assert(kFormats[kNewestFormat - 1].op_codes == kOpCount,
               "ops.def has an op the newest .mwb version has no code for: add a version "

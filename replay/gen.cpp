@@ -466,7 +466,7 @@ class BinarySink final : public TraceSink {
   }
   std::FILE* f_;
   std::vector<uint8_t> buf_;
-  Checksum sum_;
+  Checksum sum_{trailer_hash(kMwbVersion)};
   uint64_t ops_ = 0;
   bool ok_ = true;
 };

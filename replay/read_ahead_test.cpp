@@ -44,7 +44,7 @@ Got read_through(const std::string& path, size_t skip, uint64_t total, size_t ch
   EXPECT_GE(fd, 0);
   EXPECT_EQ(::lseek(fd, static_cast<off_t>(skip), SEEK_SET), static_cast<off_t>(skip));
   Got got;
-  Checksum sum;
+  Checksum sum(Hash::xxh3);
   {
     ReadAhead ahead(fd, total, chunk, 5, &sum, unsummed);
     bool holds = false;
@@ -71,7 +71,7 @@ TEST(ReadAhead, GivesTheBytesInOrderInChunksAndSumsThem) {
     const Got g = read_through(path, 100, 9000, chunk);
     const std::vector<uint8_t> want(bytes.begin() + 100, bytes.begin() + 9100);
     EXPECT_EQ(g.bytes, want) << chunk;
-    EXPECT_EQ(g.sum, checksum(want)) << chunk;
+    EXPECT_EQ(g.sum, checksum(want, Hash::xxh3)) << chunk;
     for (size_t i = 0; i + 1 < g.sizes.size(); ++i) EXPECT_EQ(g.sizes[i], chunk);
   }
 }
@@ -86,7 +86,7 @@ TEST(ReadAhead, LeavesTheLastBytesOutOfTheSum) {
       const Got g = read_through(path, 0, 1'000'000, chunk, unsummed);
       EXPECT_EQ(g.bytes, bytes);
       const size_t n = bytes.size() - std::min(unsummed, bytes.size());
-      EXPECT_EQ(g.sum, checksum({bytes.data(), n})) << chunk << " " << unsummed;
+      EXPECT_EQ(g.sum, checksum({bytes.data(), n}, Hash::xxh3)) << chunk << " " << unsummed;
     }
 }
 
@@ -125,7 +125,7 @@ TEST(ReadAhead, HandsOverWhatAPipeBrought) {
     ::close(fds[1]);
   });
   std::vector<uint8_t> got;
-  Checksum sum;
+  Checksum sum(Hash::xxh3);
   {
     ReadAhead ahead(fds[0], ~uint64_t{0}, 4096, 0, &sum, 10, true);
     bool holds = false;
@@ -147,7 +147,7 @@ TEST(ReadAhead, HandsOverWhatAPipeBrought) {
   ::close(fds[0]);
   EXPECT_FALSE(stalled);
   EXPECT_EQ(got, bytes);
-  EXPECT_EQ(sum.digest(), checksum({bytes.data(), bytes.size() - 10}));
+  EXPECT_EQ(sum.digest(), checksum({bytes.data(), bytes.size() - 10}, Hash::xxh3));
 }
 
 TEST(ReadAhead, AReadThatFailsIsTheLastChunkAndSaysWhy) {

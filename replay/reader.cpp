@@ -41,6 +41,7 @@ Reader::Reader(const std::string& path, size_t chunk, Ahead ahead)
   if (auto* e = std::get_if<DecodeError>(&r)) { fail(e->offset, e->message); return; }
   header_ = std::get<MwbHeader>(r);
   for (int k = 0; k < kHandleKinds; ++k) caps_[k] = std::clamp(header_.caps[k], 1u, kMaxCap[k]);
+  sum_ = Checksum(trailer_hash(version()));
   sum_.update(h);
   if (!regular_) return;
   // A regular file's end is known now: one cut short is refused before any record runs.

@@ -1,7 +1,7 @@
 // Reads the records of a .mwb file in bounded chunks: a trace of any length
 // replays in the memory of one chunk. Works on regular files and on pipes
 // (what follows the records, string table and trailer, is held back: the
-// header says its size). A version 3 file is checked as it is read: a
+// header says its size). A file of version 3 on is checked as it is read: a
 // regular file cut short is refused at once, a pipe at its end, and the
 // checksum of the whole file once every record was read.
 #pragma once
@@ -64,8 +64,8 @@ class Reader {
   // Calls feed(records) with consecutive spans of record bytes until the
   // end; feed returns how many bytes it used (whole records), and the rest
   // comes again at the front of the next span. A truncated last record is
-  // dropped. Returns false after a read error or, in version 3, a file cut
-  // short or not as written (error() says which).
+  // dropped. Returns false after a read error or, from version 3 on, a
+  // file cut short or not as written (error() says which).
   bool for_each_chunk(const std::function<size_t(std::span<const uint8_t>)>& feed);
   // The same over the record bytes [begin, end) of a regular file, begin
   // being where a record starts (no checksum: not every byte is read).
@@ -78,7 +78,7 @@ class Reader {
   // Returns whether the bytes were read ahead (from some chunk on).
   bool read_ahead() const { return went_ahead_; }
   // Returns the error of a file whose trailer does not count `ops` ops,
-  // after a whole pass (version 3), as error() would say it; or "".
+  // after a whole pass (version 3 on), as error() would say it; or "".
   std::string check_ops(uint64_t ops) const;
 
  private:
@@ -110,8 +110,8 @@ class Reader {
   size_t chunk_;
   MwbHeader header_;
   Caps caps_{1, 1, 1, 1, 1};
-  std::optional<MwbTrailer> trailer_;  // version 3: read at open, or at the end of a pipe
-  Checksum sum_;                       // of every byte fed so far, header included
+  std::optional<MwbTrailer> trailer_;  // version 3 on: read at open, or at the end of a pipe
+  Checksum sum_{Hash::xxh3};           // of every byte fed so far, header included
   uint64_t file_size_ = 0;             // known after a whole pass
   std::vector<uint8_t> buf_;
 };

@@ -106,7 +106,7 @@ uint64_t records_in(const std::vector<uint8_t>& mwb) {
 
 TEST(Reader, FeedsTheRecordsOfEveryVersionFromFilesAndPipes) {
   const Trace t = testing::parse_or_fail(kTrace);
-  for (const uint16_t version : {uint16_t{1}, uint16_t{2}, uint16_t{3}}) {
+  for (const uint16_t version : {uint16_t{1}, uint16_t{2}, uint16_t{3}, uint16_t{4}}) {
     const auto bytes = encode_mwb(t, version);
     const std::string path = write_file("v" + std::to_string(version) + ".mwb", bytes);
     for (const Read& r :
@@ -117,10 +117,11 @@ TEST(Reader, FeedsTheRecordsOfEveryVersionFromFilesAndPipes) {
   }
 }
 
-// Version 3: a file cut anywhere is an error naming the file and the byte
-// where it ends, whether read from a file (at once) or a pipe (at its end).
-TEST(Reader, Version3FilesCutShortAreErrors) {
-  const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
+// Version 3 on: a file cut anywhere is an error naming the file and the
+// byte where it ends, whether read from a file (at once) or a pipe (at its
+// end).
+TEST(Reader, FilesWithATrailerCutShortAreErrors) {
+  const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), kMwbVersion);
   for (size_t cut = kMwbHeaderSize; cut < bytes.size(); ++cut) {
     const std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
     const std::string path = write_file("cut.mwb", part);
@@ -138,30 +139,34 @@ TEST(Reader, Version3FilesCutShortAreErrors) {
   }
 }
 
-TEST(Reader, Version3BytesNotAsWrittenAreErrors) {
-  auto bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
-  bytes[kMwbHeaderSize + 3] ^= 1;  // a record's field
-  const std::string path = write_file("changed.mwb", bytes);
-  for (const Read& r :
-       {read_path(path), read_path(path, 16, Ahead::always), read_pipe(bytes), read_pipe(bytes, 16, Ahead::always)}) {
-    EXPECT_NE(r.error.find(":1:" + std::to_string(bytes.size() - 8 + 1) + ": error: checksum mismatch"),
-              std::string::npos)
-        << r.error;
+// Each version's own hash (XXH64 in 3, XXH3 in 4) checks its bytes.
+TEST(Reader, BytesNotAsWrittenAreErrorsInEveryVersionWithATrailer) {
+  for (const uint16_t version : {uint16_t{3}, uint16_t{4}}) {
+    auto bytes = encode_mwb(testing::parse_or_fail(kTrace), version);
+    bytes[kMwbHeaderSize + 3] ^= 1;  // a record's field
+    const std::string path = write_file("changed.mwb", bytes);
+    for (const Read& r : {read_path(path), read_path(path, 16, Ahead::always), read_pipe(bytes),
+                          read_pipe(bytes, 16, Ahead::always)}) {
+      EXPECT_NE(r.error.find(":1:" + std::to_string(bytes.size() - 8 + 1) + ": error: checksum mismatch"),
+                std::string::npos)
+          << version << ": " << r.error;
+    }
+    // A trailer that counts other ops (and sums the bytes before it as the
+    // version does): replay says so.
+    bytes = encode_mwb(testing::parse_or_fail(kTrace), version);
+    std::vector<uint8_t> body(bytes.begin(), bytes.end() - kMwbTrailerSize);
+    encode_trailer({7, checksum(body, trailer_hash(version))}, body);
+    const ReplayRun run = replay_file(write_file("count.mwb", body), profile(ProfileId::verbs), 1, 1);
+    EXPECT_NE(run.error.find("error: the trailer counts 7 ops, the records hold 6"), std::string::npos)
+        << version << ": " << run.error;
   }
-  // A trailer that counts other ops: replay says so.
-  bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
-  std::vector<uint8_t> body(bytes.begin(), bytes.end() - kMwbTrailerSize);
-  encode_trailer({7, checksum(body)}, body);
-  const ReplayRun run = replay_file(write_file("count.mwb", body), profile(ProfileId::verbs), 1, 1);
-  EXPECT_NE(run.error.find("error: the trailer counts 7 ops, the records hold 6"), std::string::npos)
-      << run.error;
 }
 
 // A feed may leave more than a record (here, bytes up to a multiple of 40
 // only, and nothing at every third call): what it left comes again at the
 // front of the next span, in chunks of any size, read ahead or not.
 TEST(Reader, WhatAFeedLeavesComesAgain) {
-  const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), 3);
+  const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), kMwbVersion);
   const std::string path = write_file("left.mwb", bytes);
   const std::vector<uint8_t> records(bytes.begin() + kMwbHeaderSize,
                                      bytes.begin() + static_cast<long>(kMwbHeaderSize + records_in(bytes)));
@@ -192,7 +197,7 @@ TEST(Reader, WhatAFeedLeavesComesAgain) {
 TEST(Reader, AFeedBehindTheReadingGetsTheRestReadAhead) {
   std::string text = kTrace;
   for (int i = 0; i < 60; ++i) text += "peer_read q0 rkey=m0 addr=m0+" + std::to_string(i) + " len=8 => IBV_WC_SUCCESS\n";
-  const auto bytes = encode_mwb(testing::parse_or_fail(text), 3);
+  const auto bytes = encode_mwb(testing::parse_or_fail(text), kMwbVersion);
   const uint64_t n = records_in(bytes);
   const std::vector<uint8_t> records(bytes.begin() + kMwbHeaderSize, bytes.begin() + static_cast<long>(kMwbHeaderSize + n));
   ASSERT_GT(n / 7, uint64_t{4 * Reader::kProbeChunks});
@@ -230,7 +235,7 @@ TEST(Reader, AFeedBehindTheReadingGetsTheRestReadAhead) {
 // stands, as a pipe is: `mwcheck replay - < f.mwb`, even after something
 // read the start of the file.
 TEST(Reader, StandardInputFromARegularFile) {
-  for (const uint16_t version : {uint16_t{2}, uint16_t{3}})
+  for (const uint16_t version : {uint16_t{2}, uint16_t{3}, uint16_t{4}})
   for (const Ahead ahead : {Ahead::never, Ahead::always}) {
     const auto bytes = encode_mwb(testing::parse_or_fail(kTrace), version);
     std::vector<uint8_t> prefixed = {'j', 'u', 'n', 'k', '\n'};

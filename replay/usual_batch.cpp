@@ -7,16 +7,7 @@
 #include <cstring>
 #include <vector>
 
-// GCC 12's AVX-512 intrinsics start from an "undefined" vector that
-// -Wmaybe-uninitialized takes for a read of one (GCC bug 105593).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#else
-#include <immintrin.h>
-#endif
+#include "util/x86_intrinsics.hpp"
 
 namespace mwc::replay {
 

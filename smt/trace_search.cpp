@@ -415,10 +415,10 @@ SearchResult search_traces(const Profile& p, ProfileId judge, int k, const Scope
         c.ghost.append_state(bytes);
         bytes.append(reinterpret_cast<const char*>(c.made.data()), c.made.size());
         const auto span = std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-        Checksum second;
+        Checksum second(Hash::xxh64);
         second.update(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>("mwc"), 3));
         second.update(span);
-        if (!seen.insert({checksum(span), second.digest()}).second) continue;
+        if (!seen.insert({checksum(span, Hash::xxh64), second.digest()}).second) continue;
         ++st.states;
         nodes.push_back({s.node, op});  // a path only to states not seen before
         c.node = static_cast<uint32_t>(nodes.size() - 1);
