@@ -30,7 +30,7 @@ std::string_view kernel_name(Xxh3Kernel k);
 
 class alignas(64) Checksum {
  public:
-  // XXH3 through the fastest kernel this processor runs.
+  // The hash given; XXH3 through the fastest kernel this processor runs.
   explicit Checksum(Hash hash);
   // XXH3 through kernel k, which must be one of xxh3_kernels_here() (tests).
   explicit Checksum(Xxh3Kernel k);
