@@ -19,10 +19,6 @@
 namespace mwc {
 namespace {
 
-static_assert(sizeof(XXH64_state_t) <= 576 && alignof(XXH64_state_t) <= 64 &&
-                  sizeof(XXH3_state_t) <= 576 && alignof(XXH3_state_t) <= 64,
-              "Checksum::state_ holds an XXH64_state_t or an XXH3_state_t");
-
 // Returns the xxHash state of type S in s (its bytes: both are plain data).
 template <class S>
 S* state(unsigned char* s) { return std::launder(reinterpret_cast<S*>(s)); }
@@ -67,6 +63,9 @@ std::string_view kernel_name(Xxh3Kernel k) {
 }
 
 Checksum::Checksum(Hash hash) : hash_(hash), kernel_(fastest()) {
+  static_assert(sizeof(XXH64_state_t) <= kStateSize && alignof(XXH64_state_t) <= alignof(Checksum) &&
+                    sizeof(XXH3_state_t) <= kStateSize && alignof(XXH3_state_t) <= alignof(Checksum),
+                "Checksum::state_ holds an XXH64_state_t or an XXH3_state_t");
   if (hash == Hash::xxh64) {
     ::new (static_cast<void*>(state_)) XXH64_state_t;
     XXH64_reset(state<XXH64_state_t>(state_), 0);

@@ -38,11 +38,9 @@ class alignas(64) Checksum {
   void update(std::span<const uint8_t> bytes);
   // Returns the hash of every byte added so far.
   uint64_t digest() const;
-  // Returns which hash this is.
-  Hash hash() const { return hash_; }
 
  private:
-  // An XXH64_state_t or an XXH3_state_t (checksum.cpp checks the sizes
+  // An XXH64_state_t or an XXH3_state_t (the constructor checks the sizes
   // and alignments).
   static constexpr size_t kStateSize = 576;
   alignas(64) unsigned char state_[kStateSize];
