@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/test_app.hpp"
 
@@ -137,6 +138,43 @@ TEST(ExportApp, AFindingOfAReportIsExportedAsItsRunJudgedIt) {
   r = mwcheck({"export", "F0badc0de", "--from", notjson.string(), "-o", dir.string()});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.rfind(notjson.string() + ":2:", 0), 0u) << r.err;
+}
+
+TEST(ExportApp, AReportWithFieldsOfOtherTypesIsExportedOrRefusedNeverACrash) {
+  // A report edited by hand: every field of it, the schema's and each
+  // finding's, given a value of each JSON type in turn. A report that is
+  // no longer one is refused with its place; a finding field that is no
+  // text is an absent one (or, as an outcome or a trace, refused with its
+  // place).
+  const nlohmann::json report = nlohmann::json::parse(kReport);
+  const std::vector<nlohmann::json> others = {nullptr, true, 7, -1, 1.5, 1e300, "text",
+                                              nlohmann::json::array({1}), nlohmann::json::object()};
+  const fs::path dir = fs::temp_directory_path() / "mwcheck_export_test_types";
+  const auto check = [&](const nlohmann::json& j, const std::string& what) {
+    const fs::path p = write("types.json", j.dump());
+    const Ran r = mwcheck({"export", "--from", p.string(), "-o", dir.string()});
+    EXPECT_TRUE(r.status == 0 || r.status == 2) << what << ": " << r.status << " " << r.err;
+    // The place: the report's, or inside a finding's field ("FILE (ID's
+    // device_outcome):1:COL").
+    if (r.status == 2) {
+      EXPECT_EQ(r.err.rfind(p.string(), 0), 0u) << what << ": " << r.err;
+      EXPECT_NE(r.err.find(":1:"), std::string::npos) << what << ": " << r.err;
+      EXPECT_NE(r.err.find(": error: "), std::string::npos) << what << ": " << r.err;
+    }
+  };
+  for (const auto& v : others) {
+    nlohmann::json j = report;
+    j["findings_schema"] = v;
+    check(j, "findings_schema=" + v.dump());
+    j = report;
+    j["findings"] = v;
+    check(j, "findings=" + v.dump());
+    for (const auto& [key, _] : report["findings"][0].items()) {
+      j = report;
+      j["findings"][0][key] = v;
+      check(j, key + "=" + v.dump());
+    }
+  }
 }
 
 TEST(ExportApp, AReportWithoutAFindingsIdExportsEveryFindingIntoItsFolder) {

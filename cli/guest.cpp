@@ -9,7 +9,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -26,6 +25,26 @@
 #include "util/temp_dir.hpp"
 
 namespace mwc::cli {
+
+bool guest_said(std::string_view line) {
+  if (line.starts_with("mwcheck") && line.find(": error: ") != std::string_view::npos) return true;
+  // FILE (no blank, no colon), then :LINE:COL: error: or :LINE: mismatch
+  // under, read in one pass: a backtracking regex recursed once per byte,
+  // and a console line of 100 KB without a blank overflowed the stack.
+  const size_t file = line.find_first_of(" \t\n\v\f\r:");
+  if (file == 0 || file == std::string_view::npos || line[file] != ':') return false;
+  size_t i = file + 1;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
+    return i > from;
+  };
+  if (!digits()) return false;
+  if (line.substr(i).starts_with(": mismatch under ")) return true;
+  if (i == line.size() || line[i] != ':') return false;
+  ++i;
+  return digits() && line.substr(i).starts_with(": error: ");
+}
 
 int softroce_spec(const std::vector<std::string>& specs) {
   if (softroce::in_guest()) return -1;
@@ -89,14 +108,6 @@ std::string take_files(const std::string& text, const std::string& dir, bool ann
   return rest + text.substr(at);
 }
 
-// Returns whether a line of the guest's console is one mwcheck printed on
-// its standard error there: "mwcheck ...: error: ...", "FILE:LINE:COL:
-// error: ..." or run --check's "FILE:LINE: mismatch under ...".
-bool guest_said(const std::string& line) {
-  static const std::regex placed(R"(^[^\s:]+:\d+(:\d+: error: |: mismatch under ))");
-  return (line.starts_with("mwcheck") && line.find(": error: ") != std::string::npos) ||
-         std::regex_search(line, placed);
-}
 
 // The files the VM is given, each checked here before anything is packed
 // or booted, so that a typo is said at once, in its place: a regular file

@@ -11,6 +11,11 @@
 
 namespace mwc::cli {
 
+// Returns whether a line of the guest's console is one mwcheck printed on
+// its standard error there: "mwcheck ...: error: ...", "FILE:LINE:COL:
+// error: ..." or run --check's "FILE:LINE: mismatch under ...".
+bool guest_said(std::string_view line);
+
 // Returns the index of the first spec naming the Soft-RoCE VM, or -1 (always
 // -1 inside the guest itself).
 int softroce_spec(const std::vector<std::string>& specs);

@@ -12,6 +12,22 @@
 namespace mwc::cli {
 namespace {
 
+TEST(GuestConsole, WhatMwcheckSaidThereIsToldApartFromTheRest) {
+  for (const char* said : {"mwcheck run: error: no such file", "corpus/00001-a.mwt:3:7: error: unknown op 'x'",
+                           "t.mwt:12: mismatch under rxe: want OK, got EINVAL", "a:1:2: error: "})
+    EXPECT_TRUE(guest_said(said)) << said;
+  for (const char* other : {"", ":1:2: error: x", "a b:1:2: error: x", "a:1:2: warning: x", "a:1:: error: x",
+                            "a::2: error: x", "a:1:2 error: x", "a:x:2: error: y", "a:12: mismatch",
+                            "[    1.234] rdma_rxe: loaded", "mwcheck: note: nothing", "a:1:2: error:"})
+    EXPECT_FALSE(guest_said(other)) << other;
+  // A console line of any length, a blank or a colon in it or not, is
+  // read in one pass (a regex's recursion overflowed the stack).
+  const std::string blankless(1 << 20, 'a');
+  EXPECT_FALSE(guest_said(blankless));
+  EXPECT_TRUE(guest_said(blankless + ":1:2: error: x"));
+  EXPECT_FALSE(guest_said(blankless + ":" + std::string(1 << 20, '7')));
+}
+
 TEST(GuestBackends, AProfileOrMutantBesideTheVmIsMadeHereFirst) {
   std::ostringstream err;
   EXPECT_TRUE(guest_backends_ok({"device:softroce", "profile:rxe+failed_bind=destroy"}, 0, {}, "diff", err));

@@ -24,5 +24,12 @@ int main(int argc, char** argv) {
     std::cout.flush();
     std::cerr << "mwcheck: error: out of memory\n";
     return mwc::cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    // Nothing mwcheck knows of throws past run_app(): what does is a bug of
+    // mwcheck, said as one (and not as bad input) instead of an abort.
+    std::cout.flush();
+    std::cerr << "mwcheck: internal error: " << e.what()
+              << "\n(a bug of mwcheck: please report it with the command and its input)\n";
+    return mwc::cli::kExitInternal;
   }
 }

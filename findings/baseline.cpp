@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "findings/json_fields.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/read_input.hpp"
 
@@ -59,7 +60,7 @@ std::optional<std::vector<Stored>> read_stored(const std::string& path, std::str
     return std::nullopt;
   }
   if (!j.is_object() || !j.contains("findings") || !j["findings"].is_array() ||
-      j.value("findings_schema", 0) != kFindingsSchema) {
+      count_field(j, "findings_schema") != kFindingsSchema) {
     err = fmt::format("{}:1:1: error: not a report of mwcheck conform --device with findings (schema {})",
                       path, kFindingsSchema);
     return std::nullopt;
@@ -70,12 +71,11 @@ std::optional<std::vector<Stored>> read_stored(const std::string& path, std::str
       err = fmt::format("{}:1:1: error: a finding without an id", path);
       return std::nullopt;
     }
-    const auto str = [&](const char* k) { return f.contains(k) && f[k].is_string() ? f[k].get<std::string>() : ""; };
+    const auto str = [&](const char* k) { return text_field(f, k); };
     Stored s{f["id"].get<std::string>(), str("severity"), str("summary"), {}, str("rule"), str("source"),
              str("yardstick"), str("device_outcome"), str("reproducer")};
-    if (f.contains("devices") && f["devices"].is_array())
-      for (const auto& d : f["devices"])
-        if (d.is_string()) s.devices.push_back(d.get<std::string>());
+    for (const auto& d : array_field(f, "devices"))
+      if (d.is_string()) s.devices.push_back(d.get<std::string>());
     r.push_back(std::move(s));
   }
   return r;

@@ -61,5 +61,31 @@ TEST(Baseline, WhatIsNoReportIsAnErrorWithItsPlace) {
   EXPECT_FALSE(read_stored("/nonexistent/report.json", err));
 }
 
+TEST(Baseline, FieldsOfAnotherTypeAreNoCrash) {
+  // A report edited by hand: a schema that is no count is no report of
+  // this schema; a finding's field of another type is an absent one.
+  std::string err;
+  for (const char* schema : {R"("1")", "1.5", "-1", "1e300", "null", "[1]", "{}", "true"}) {
+    const std::string text = std::string(R"({"findings_schema": )") + schema + R"(, "findings": []})";
+    EXPECT_FALSE(read_stored(write("schema.json", text), err)) << schema;
+    EXPECT_NE(err.find("schema.json:1:1: error: not a report of mwcheck conform --device"), std::string::npos)
+        << schema << ": " << err;
+  }
+  const auto stored = read_stored(
+      write("types.json", R"({"findings_schema": 1, "findings": [{"id": "F00000001", "severity": 3,)"
+                          R"( "summary": [], "devices": "dev", "rule": {}, "reproducer": null},)"
+                          R"( {"id": "F00000002", "devices": ["a", 1, null, "b"]}]})"),
+      err);
+  ASSERT_TRUE(stored) << err;
+  ASSERT_EQ(stored->size(), 2u);
+  EXPECT_EQ((*stored)[0].severity, "");
+  EXPECT_EQ((*stored)[0].summary, "");
+  EXPECT_TRUE((*stored)[0].devices.empty());
+  EXPECT_EQ((*stored)[0].reproducer, "");
+  EXPECT_EQ((*stored)[1].devices, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(read_stored(write("noid.json", R"({"findings_schema": 1, "findings": [{"id": 5}]})"), err));
+  EXPECT_NE(err.find("a finding without an id"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace mwc::findings

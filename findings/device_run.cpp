@@ -11,6 +11,7 @@
 
 #include "adapters/kernel/kernel_watch.hpp"
 #include "adapters/softroce/vm.hpp"
+#include "findings/json_fields.hpp"
 #include "refmodel/model.hpp"
 #include "refmodel/text_codec.hpp"
 #include "util/progress.hpp"
@@ -113,37 +114,38 @@ bool read_device_stream(const std::string& text, DeviceColumn& col) {
     if (j.is_discarded() || !j.is_object()) continue;
     ++read;
     if (j.contains("trace")) {
-      const std::string name = host_name(j.value("trace", ""));
+      const std::string name = host_name(text_field(j, "trace"));
       for (auto& t : col.traces) {
         if (t.trace != name) continue;
         t.outcomes.clear();
-        for (const auto& o : j.value("outcomes", nlohmann::json::array()))
+        for (const auto& o : array_field(j, "outcomes"))
           if (o.is_string()) t.outcomes.push_back(outcome_from_text(o.get<std::string>()));
-        for (const auto& s : j.value("seen", nlohmann::json::array())) {
-          const size_t k = s.value("op", size_t{0});
-          const auto r = rule_from_id(s.value("rule", ""));
+        for (const auto& s : array_field(j, "seen")) {
+          const uint64_t k = count_field(s, "op", UINT64_MAX);
+          const auto r = rule_from_id(text_field(s, "rule"));
           if (k < t.outcomes.size() && r && by_device(*r)) t.outcomes[k].rule = *r;
         }
-        t.note = j.value("note", "");
+        t.note = text_field(j, "note");
       }
     } else if (j.contains("kernel") && j["kernel"].is_string()) {
       const std::string name = host_name(j["kernel"].get<std::string>());
-      const auto account = j.find("account");
+      const std::string account = text_field(j, "account");
       for (auto& t : col.traces)
-        if (t.trace == name && account != j.end() && account->is_string()) t.kernel += account->get<std::string>();
+        if (t.trace == name) t.kernel += account;
     } else if (j.contains("send_depths") && j["send_depths"].is_array()) {
+      // A depth that is no count is not known: the trace keeps the one it asked.
       col.send_depths.clear();
       for (const auto& d : j["send_depths"])
-        col.send_depths.push_back(d.is_number_unsigned() ? d.get<uint32_t>() : 0);
+        col.send_depths.push_back(static_cast<uint32_t>(as_count(d, 0, UINT32_MAX)));
     } else if (j.contains("shrunk")) {
       Shrunk s;
-      s.finding = j.value("shrunk", "");
-      s.text = j.value("text", "");
-      s.ops_before = j.value("ops_before", size_t{0});
-      s.ops_after = j.value("ops_after", size_t{0});
-      s.runs = j.value("runs", size_t{0});
-      s.minimal = j.value("minimal", false);
-      s.note = j.value("note", "");
+      s.finding = text_field(j, "shrunk");
+      s.text = text_field(j, "text");
+      s.ops_before = count_field(j, "ops_before");
+      s.ops_after = count_field(j, "ops_after");
+      s.runs = count_field(j, "runs");
+      s.minimal = flag_field(j, "minimal");
+      s.note = text_field(j, "note");
       col.shrunk.push_back(std::move(s));
     }
   }

@@ -218,6 +218,42 @@ TEST(Judge, WhatTheDeviceWasSeenToDoCrossesTheStream) {
   EXPECT_EQ(back.traces[0].outcomes[0].rule, Rule::observed);  // a model's rule is not the device's to claim
 }
 
+TEST(Judge, StreamFieldsOfAnotherTypeAreAbsentOnes) {
+  // The guest's console is read as it comes: a line whose fields have
+  // other types than the stream's (a guest gone wrong, console noise that
+  // parses) changes nothing it cannot say, and never stops the reading.
+  DeviceColumn back;
+  back.traces.push_back({"t.mwt", {}, {}});
+  back.send_depths = {4};
+  const std::string text =
+      R"({"trace":"00000-t.mwt","note":5,"outcomes":["OK",7,"IBV_WC_SUCCESS"],)"
+      R"("seen":[{"op":"1","rule":"device.responder_refused"},{"op":-1,"rule":"device.responder_refused"},)"
+      R"({"op":1.5,"rule":"device.responder_refused"},{"op":1,"rule":7},7,[1],null]})"
+      "\n"
+      R"({"trace":7,"outcomes":"OK"})"
+      "\n"
+      R"({"kernel":"00000-t.mwt","account":["WARNING"]})"
+      "\n"
+      R"({"send_depths":[16,-1,"8",1.5,4294967296,32]})"
+      "\n"
+      R"({"shrunk":5,"text":[],"ops_before":"9","ops_after":-2,"runs":1e300,"minimal":"yes","note":{}})"
+      "\n";
+  ASSERT_TRUE(read_device_stream(text, back));
+  ASSERT_EQ(back.traces[0].outcomes.size(), 2u);
+  EXPECT_EQ(back.traces[0].outcomes[1].rule, Rule::observed);  // no "seen" entry names op 1 as it should
+  EXPECT_EQ(back.traces[0].note, "");
+  EXPECT_EQ(back.traces[0].kernel, "");
+  EXPECT_EQ(back.send_depths, (std::vector<uint32_t>{16, 0, 0, 0, 0, 32}));
+  ASSERT_EQ(back.shrunk.size(), 1u);
+  EXPECT_EQ(back.shrunk[0].finding, "");
+  EXPECT_EQ(back.shrunk[0].text, "");
+  EXPECT_EQ(back.shrunk[0].ops_before, 0u);
+  EXPECT_EQ(back.shrunk[0].ops_after, 0u);
+  EXPECT_EQ(back.shrunk[0].runs, 0u);
+  EXPECT_FALSE(back.shrunk[0].minimal);
+  EXPECT_EQ(back.shrunk[0].note, "");
+}
+
 TEST(Judge, WhatTheKernelReportedCrossesTheStreamToItsFinding) {
   const auto c = corpus({"035_type2_local_inv.mwt", "001_resources_basic.mwt"});
   auto dev = backend("mutant:stale_rkey");
