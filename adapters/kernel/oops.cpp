@@ -67,6 +67,10 @@ std::string_view without_timestamp(std::string_view line) {
   return s.substr(0, 1) == " " ? s.substr(1) : s;
 }
 
+bool is_kernel_line(std::string_view line) {
+  return without_timestamp(line).data() != line.data() && line.find_first_of("0123456789") < line.find(']');
+}
+
 std::string oops_summary(std::string_view console) {
   std::string all, kept;
   bool oops = false, rip = false, in_trace = false, traced = false;

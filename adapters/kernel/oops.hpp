@@ -11,6 +11,9 @@ namespace mwc::kernel {
 
 // Returns `line` without its kernel timestamp ("[    4.807081] ").
 std::string_view without_timestamp(std::string_view line);
+// Returns whether a console line is the kernel's own: it starts with the
+// kernel's timestamp.
+bool is_kernel_line(std::string_view line);
 
 // Returns an oops as the lines that name the crash: what happened (a line
 // that starts with BUG:, Oops, general protection fault, WARNING: or kernel

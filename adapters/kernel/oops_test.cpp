@@ -62,6 +62,17 @@ TEST(Oops, AConsoleWithoutAnOopsLosesOnlyItsTimestamps) {
   EXPECT_EQ(without_timestamp("[    1.000000] a"), "a");
 }
 
+TEST(Oops, TheKernelsLinesAreThoseWithItsTimestamp) {
+  // What the Soft-RoCE guest's console shows: a guest whose kernel reports
+  // it again and again has no progress in those lines (vm.cpp).
+  for (const char* k : {"[   22.512345] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [mwcheck:81]",
+                        "[    1.000000] a", "[12.5] rcu: INFO: rcu_preempt self-detected stall", "[0]"})
+    EXPECT_TRUE(is_kernel_line(k)) << k;
+  for (const char* p : {"MWCHECK-OP 12", "MWCHECK-ALIVE", "corpus/00001-a.mwt:3:7: error: x", "", "[]",
+                        "[] a", "[x] not a time", "[ . ] a", "plain [1.0] later"})
+    EXPECT_FALSE(is_kernel_line(p)) << p;
+}
+
 TEST(Oops, LastLinesCountsLinesWhateverTheConsoleEndsWith) {
   EXPECT_EQ(last_lines("a\nb\nc\n", 2), "b\nc\n");
   EXPECT_EQ(last_lines("a\nb\nc", 2), "b\nc");

@@ -135,13 +135,19 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     int st = 0;
     exited = waitpid(pid, &st, WNOHANG) == pid;
     std::string more = read_from(console, coff);
-    b.output += read_from(results, roff);
-    if (!more.empty()) quiet_since = Clock::now();
+    const std::string results_more = read_from(results, roff);
+    b.output += results_more;
+    // Progress is the guest program's: its results and its lines (markers,
+    // messages), and while it boots any line. The kernel's own lines are
+    // not: a guest stuck where the kernel reports it again and again (a
+    // soft lockup every ~20 s, an RCU stall) would never be hung.
+    if (!results_more.empty() || (!ready && !more.empty())) quiet_since = Clock::now();
     b.console += more;
     partial += more;
     for (size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1)) {
       std::string line = partial.substr(0, nl);
       if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!kernel::is_kernel_line(line)) quiet_since = Clock::now();
       if (line.starts_with("MWCHECK-READY")) {
         ready = true;
         b.boot_s = since(start);

@@ -18,7 +18,7 @@ namespace mwc::softroce {
 struct VmOptions {
   std::string kernel;       // "" (bookworm's linux-image-amd64), "6.12", or a .deb path
   bool kvm = false;         // try KVM first (falls back to TCG when it does not boot)
-  int quiet_limit_s = 90;   // a guest silent this long is hung
+  int quiet_limit_s = 90;   // a guest whose program prints nothing this long is hung (the kernel's lines do not count)
   int max_boots = 1000;     // after a guest death, boot again at most this often in all
   std::string image_script;  // build-image; empty: the one in mwcheck's data folder
   // Programs the guest has on its PATH (/usr/local/bin), each with its
