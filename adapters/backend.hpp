@@ -25,8 +25,9 @@ class Backend {
   virtual void run(const Trace& t, std::vector<Outcome>& outcomes) = 0;
   // A trace run in pieces, in order, from one fresh state (a text trace too
   // large to hold: run --check streams it): begin_pieces with the whole
-  // trace's caps, then run_piece for each piece. Returns whether the
-  // backend can (a device runs only whole traces).
+  // trace's caps (or with less, when the trace is read once: each piece
+  // then grows the state to its own), then run_piece for each piece.
+  // Returns whether the backend can (a device runs only whole traces).
   virtual bool runs_pieces() const { return false; }
   virtual void begin_pieces(const Caps&) {}
   virtual void run_piece(const Trace&, std::vector<Outcome>&) {}

@@ -19,6 +19,7 @@ void ModelBackend::run(const Trace& t, std::vector<Outcome>& outcomes) {
 void ModelBackend::begin_pieces(const Caps& caps) { model_.reset(caps); }
 
 void ModelBackend::run_piece(const Trace& piece, std::vector<Outcome>& outcomes) {
+  model_.grow(piece.caps);
   outcomes.resize(piece.ops.size());
   for (size_t i = 0; i < piece.ops.size(); ++i) outcomes[i] = model_.step(piece.ops[i]);
 }

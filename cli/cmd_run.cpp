@@ -44,7 +44,17 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       if (!run_streamed(path, *backend, o.check, o.quiet, mismatches, out, err)) status = kExitBadInput;
       continue;
     }
-    auto t = load_trace(path, err);
+    // Standard input or a pipe: one pass (a binary trace comes back whole).
+    std::optional<Trace> t;
+    bool headed = false;  // the file's header line is printed
+    if (!o.json && backend->runs_pieces() && reads_once(path)) {
+      headed = !o.quiet && o.files.size() > 1;
+      if (headed) out << "# == " << path << " ==\n";
+      if (!run_read_once(path, *backend, o.check, o.quiet, mismatches, t, out, err)) status = kExitBadInput;
+      if (!t) continue;
+    } else {
+      t = load_trace(path, err);
+    }
     if (!t) {
       status = kExitBadInput;
       continue;
@@ -67,7 +77,7 @@ int cmd_run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     } else {
       if (!backend->note().empty()) out << "# " << path << ": " << backend->note() << "\n";
       if (!o.quiet) {
-        if (o.files.size() > 1) out << "# == " << path << " ==\n";
+        if (o.files.size() > 1 && !headed) out << "# == " << path << " ==\n";
         out << annotate(*t, outcomes, backend->expectation_column(), backend->name());
       }
     }

@@ -28,6 +28,11 @@ std::optional<Trace> load_trace(const std::string& path, const std::string& show
     err << fmt::format("{}:{}:{}: error: {}\n", shown, e.line, e.col, e.message);
     return std::nullopt;
   }
+  return trace_of_bytes(data, path, shown, err);
+}
+
+std::optional<Trace> trace_of_bytes(const std::string& data, const std::string& path, const std::string& shown,
+                                    std::ostream& err) {
   if (is_binary_path(path) || data.starts_with("MWTB")) {
     const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
     auto r = decode_mwb({bytes, data.size()});

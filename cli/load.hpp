@@ -18,6 +18,9 @@ std::optional<Trace> load_trace(const std::string& path, std::ostream& err);
 // The same, its errors naming the file `shown` (the user's name for a copy
 // of it).
 std::optional<Trace> load_trace(const std::string& path, const std::string& shown, std::ostream& err);
+// The same for the bytes `data` read from `path`.
+std::optional<Trace> trace_of_bytes(const std::string& data, const std::string& path, const std::string& shown,
+                                    std::ostream& err);
 // Returns false after printing the error to `err` when `files` names
 // standard input (-) more than once: it can be read only once.
 bool stdin_at_most_once(const std::vector<std::string>& files, std::ostream& err);

@@ -76,6 +76,14 @@ void Model::reset(const Caps& caps) {
   caps_ = caps;
 }
 
+void Model::grow(const Caps& caps) {
+  const auto up = [&](auto& table, int k) {
+    if (table.size() < caps[k]) table.resize(caps[k]);
+    caps_[k] = static_cast<uint32_t>(table.size());
+  };
+  up(bufs_, 0), up(pds_, 1), up(mrs_, 2), up(mws_, 3), up(qps_, 4);
+}
+
 Outcome Model::step(const Op& op) {
   consulted_ = 0;
   return dispatch_ready(*this, op);

@@ -52,6 +52,12 @@ class Model {
 
   // Clears all state and sizes the tables for a trace's caps. Allocates.
   void reset(const Caps& caps);
+  // Grows the tables to at least `caps`, keeping every object: a trace
+  // read once (standard input) names more objects piece by piece. A slot
+  // past the tables answers as a free one does, so a run grown piece by
+  // piece gives the outcomes of one sized for the whole trace at first.
+  // Allocates when it grows.
+  void grow(const Caps& caps);
   // Executes one op and returns its outcome. Never allocates.
   Outcome step(const Op& op);
   // The same for an op given as its typed view (args::<name>), as the

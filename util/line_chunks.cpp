@@ -22,6 +22,12 @@ bool LineChunks::open(const std::string& path, size_t max_line, InputError& e) {
   return fd_ >= 0;
 }
 
+void LineChunks::adopt(int fd, size_t max_line, std::string head) {
+  fd_ = fd;
+  max_line_ = max_line;
+  carry_ = std::move(head);
+}
+
 bool LineChunks::next(std::string& chunk, size_t& first_line, InputError& e, size_t target) {
   e = {};
   chunk.swap(carry_);

@@ -18,6 +18,9 @@ class LineChunks {
   // Opens `path`, whose lines may be up to `max_line` (> 0) bytes. Returns
   // false with `e` set for a folder or a path that cannot be opened.
   bool open(const std::string& path, size_t max_line, InputError& e);
+  // Reads descriptor fd (open_input's: closed with this) instead, its first
+  // bytes `head` read from it already (to tell a binary input by its magic).
+  void adopt(int fd, size_t max_line, std::string head);
   // Reads the next chunk of whole lines, about `target` bytes, into `chunk`;
   // `first_line` is the number of its first line (from 1). Returns false at
   // the end of the file, or on an error (then `e.message` is set and `e`

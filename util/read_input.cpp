@@ -49,10 +49,17 @@ bool read_input(const std::string& path, const InputLimits& limits, std::string&
   struct stat st {};
   const int fd = open_input(path, st, e);
   if (fd < 0) return false;
+  return read_rest(fd, st, limits, bytes, e);
+}
+
+bool read_rest(int fd, const struct stat& st, const InputLimits& limits, std::string& bytes, InputError& e) {
+  e = {};
   if (S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) <= std::max(limits.max_bytes, limits.binary_max_bytes))
     bytes.reserve(static_cast<size_t>(st.st_size));
-  // Where the current line started, and its number, for the line limit.
+  // Where the current line started, and its number, for the line limit
+  // (the bytes held already are checked with the first read's).
   size_t line_start = 0, line = 1;
+  bool first = true;
   char buf[1 << 16];
   for (;;) {
     const ssize_t n = read_some(fd, buf, sizeof buf);
@@ -62,7 +69,8 @@ bool read_input(const std::string& path, const InputLimits& limits, std::string&
       return e.message = std::string("cannot read: ") + std::strerror(why), false;
     }
     if (n == 0) break;
-    const size_t from = bytes.size();
+    const size_t from = first ? 0 : bytes.size();
+    first = false;
     bytes.append(buf, static_cast<size_t>(n));
     const bool binary = !limits.binary_magic.empty() && bytes.starts_with(limits.binary_magic);
     const size_t max = binary ? limits.binary_max_bytes : limits.max_bytes;

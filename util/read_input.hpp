@@ -50,5 +50,9 @@ InputError line_too_long(size_t line, size_t max_line);
 // `limits.max_bytes` bytes, or when a line is longer than `limits.max_line`;
 // at most max_bytes (plus one read's worth) is ever held.
 bool read_input(const std::string& path, const InputLimits& limits, std::string& bytes, InputError& e);
+// The same for the rest of descriptor fd (open_input's, with its stat
+// `st`), after the bytes `bytes` already holds (read from fd before: they
+// count towards the limits). Closes fd.
+bool read_rest(int fd, const struct stat& st, const InputLimits& limits, std::string& bytes, InputError& e);
 
 }  // namespace mwc
