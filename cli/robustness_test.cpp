@@ -1,7 +1,7 @@
 // Bad input never crashes, hangs or corrupts: random bytes, truncated
-// files, huge numbers and very long lines fed to `run` and `convert` end
-// with exit 0, 1 or 2, and every error names FILE:LINE:COL. CI runs this
-// under the asan preset.
+// files, huge numbers and very long lines fed to `run` (from the file and
+// from standard input) and `convert` end with exit 0, 1 or 2, and every
+// error names FILE:LINE:COL. CI runs this under the asan preset.
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/app.hpp"
+#include "cli/test_app.hpp"
 
 namespace mwc::cli {
 namespace {
@@ -22,6 +23,22 @@ fs::path write(const std::string& name, const std::string& content) {
   return p;
 }
 
+// Expects a run's status to be 0, 1 or 2 and, at 2, a short
+// FILE:LINE:COL: error: MESSAGE naming `shown`.
+void expect_status(int status, const std::string& e, const std::string& shown, const fs::path& file) {
+  EXPECT_TRUE(status == 0 || status == 1 || status == 2) << file;
+  if (status != kExitBadInput) return;
+  const std::string prefix = shown + ":";
+  ASSERT_EQ(e.rfind(prefix, 0), 0u) << e;
+  size_t i = prefix.size(), digits = 0;
+  while (i < e.size() && std::isdigit(static_cast<unsigned char>(e[i]))) ++i, ++digits;
+  ASSERT_TRUE(digits > 0 && i < e.size() && e[i] == ':') << e;
+  ++i, digits = 0;
+  while (i < e.size() && std::isdigit(static_cast<unsigned char>(e[i]))) ++i, ++digits;
+  EXPECT_TRUE(digits > 0 && e.compare(i, 9, ": error: ") == 0) << e;
+  EXPECT_LT(e.size(), 400u) << e.substr(0, 400);
+}
+
 void expect_clean(const fs::path& file) {
   const std::string out_file = (fs::temp_directory_path() / "mwcheck_robust_out.mwb").string();
   for (const std::vector<std::string>& args :
@@ -30,21 +47,13 @@ void expect_clean(const fs::path& file) {
         std::vector<std::string>{"convert", file.string(), out_file}}) {
     std::ostringstream out, err;
     const int status = run_app(args, out, err);
-    EXPECT_TRUE(status == 0 || status == 1 || status == 2) << file;
-    if (status == kExitBadInput) {
-      // FILE:LINE:COL: error: MESSAGE, and the message is short.
-      const std::string e = err.str();
-      const std::string prefix = file.string() + ":";
-      ASSERT_EQ(e.rfind(prefix, 0), 0u) << e;
-      size_t i = prefix.size(), digits = 0;
-      while (i < e.size() && std::isdigit(static_cast<unsigned char>(e[i]))) ++i, ++digits;
-      ASSERT_TRUE(digits > 0 && i < e.size() && e[i] == ':') << e;
-      ++i, digits = 0;
-      while (i < e.size() && std::isdigit(static_cast<unsigned char>(e[i]))) ++i, ++digits;
-      EXPECT_TRUE(digits > 0 && e.compare(i, 9, ": error: ") == 0) << e;
-      EXPECT_LT(e.size(), 400u) << e.substr(0, 400);
-    }
+    expect_status(status, err.str(), file.string(), file);
   }
+  // Standard input, which run reads once, in one pass.
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Ran r = mwcheck_reading(bytes, Stdin::file, {"run", "--check", "-"});
+  expect_status(r.status, r.err, "-", file);
 }
 
 std::string sample() {
