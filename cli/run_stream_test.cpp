@@ -1,6 +1,8 @@
 #include "cli/run_stream.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -86,17 +88,32 @@ TEST(RunStream, AnInputReadOnceRunsInOnePassAndPrintsWhatTheFileRunPrints) {
     const Ran file = mwcheck({"run", "--check", "--profile", p, path});
     ASSERT_EQ(file.status, std::string(p) == "rxe" ? 1 : 0) << file.err.substr(0, 300);
     // Mismatches name the input as given: the file, or - for standard input.
-    const auto named = [&](std::string err, const std::string& as) {
-      for (size_t at = 0; (at = err.find(path, at)) != std::string::npos; at += as.size()) err.replace(at, path.size(), as);
-      return err;
+    const auto named = [&](const std::string& err, const std::string& as) {
+      std::string r;
+      size_t from = 0;
+      for (size_t at; (at = err.find(path, from)) != std::string::npos; from = at + path.size())
+        r.append(err, from, at - from).append(as);
+      return r.append(err, from);
     };
     const Ran in = mwcheck_reading(text, Stdin::file, {"run", "--check", "--profile", p, "-"});
     EXPECT_EQ(in.status, file.status) << p;
     EXPECT_TRUE(in.out == file.out) << p << ": " << in.out.size() << " vs " << file.out.size() << " bytes";
     EXPECT_TRUE(in.err == named(file.err, "-")) << p << ": " << in.err.substr(0, 300);
-    std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << text; });
+    // The write end is open before run opens the FIFO (a FIFO nobody
+    // writes reads as empty): a reader that never reads lets it open at once.
+    const int keep = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK), w = ::open(fifo.c_str(), O_WRONLY);
+    ASSERT_TRUE(keep >= 0 && w >= 0);
+    std::thread writer([&] {
+      for (size_t at = 0; at < text.size();) {
+        const ssize_t n = ::write(w, text.data() + at, text.size() - at);
+        if (n <= 0) break;
+        at += static_cast<size_t>(n);
+      }
+      ::close(w);
+    });
     const Ran f = mwcheck({"run", "--check", "--profile", p, fifo});
     writer.join();
+    ::close(keep);
     EXPECT_EQ(f.status, file.status) << p;
     EXPECT_TRUE(f.out == file.out) << p;
     EXPECT_TRUE(f.err == named(file.err, fifo)) << p << ": " << f.err.substr(0, 300);
