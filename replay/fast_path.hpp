@@ -1,7 +1,8 @@
 // The replay's data path, shaped like a NIC's: a peer's RDMA read, write or
 // atomic through the current key of a window or an MR is checked against flat
-// per-slot copies (QP word; window or MR slot with the fields the rules read,
-// the window's MR folded in). An op that runs on the model retakes the copies
+// per-slot copies (QP word; a check word per window and MR, derived from the
+// rule templates with the window's MR folded in; what an atomic's alignment
+// reads; an MR's fields). An op that runs on the model retakes the copies
 // of the windows and MRs it names at once (the next access through them is
 // likely; an MR's that changed makes the copies of the windows over it
 // stale) and makes its QPs' stale, taken again when next read (a QP goes
@@ -76,25 +77,25 @@ class FastPathT {
       return false;
     if (!(serves(qps_[qp]) & bit(right))) [[unlikely]]
       if (!fresh_qp(qp, right)) return false;
-    const uint64_t who = qps_[qp].word & kIdBits;
-    const uint32_t pd = static_cast<uint32_t>(who >> kPdShift);
     if (key == RkeyBase::MwCur) {
       if (wins_[h].state != kOk) [[unlikely]]
         if (!fresh_win(h)) return false;
-      const WinSlot& s = wins_[h];
-      // PD and (type 2) owner QP in one compare: the slot's word masked.
-      if (((who ^ s.who) & s.who_mask) != 0) [[unlikely]]
+      // The window's check word decides PD, owner QP, right and bounds
+      // (derive_hot() holds it to the rule templates); offsets and lengths
+      // wider than it takes ask the model.
+      if ((off | len) > 0xffffffff ||
+          !pass_words(qps_[qp], hot_[h], static_cast<uint32_t>(off), static_cast<uint32_t>(len), bit(right)))
         return false;
-      // Addr{Mw, h, off} as the model resolves it.
-      const uint64_t raddr = layout::window_base<D>(s.zb, s.addr) + off;
+      if (!atomic) return true;
       // An atomic is aligned where the responder translated it, and (post)
       // as the requester sent it: a zero-based window's offset.
-      return rules::grants<D>(s.access, right) &&
-             rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen, range_) &&
-             (!atomic || (rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)) &&
-                          (!align_post_ || rules::atomic_aligned<D>(raddr))));
+      const WinSlot& s = wins_[h];
+      const uint64_t raddr = layout::window_base<D>(s.zb, s.addr) + off;  // Addr{Mw, h, off}
+      return rules::atomic_aligned<D>(rules::translate<D>(raddr, s.zb, s.addr)) &&
+             (!align_post_ || rules::atomic_aligned<D>(raddr));
     }
     if (key == RkeyBase::Mr) {
+      const auto pd = static_cast<uint32_t>((qps_[qp].word & kIdBits) >> kPdShift);
       const MrSlot& s = mrs_[h];
       const uint64_t raddr = s.iova + off;  // Addr{Mr, h, off}
       return s.ok && s.pd == pd && rules::grants<D>(s.access, right) &&
@@ -262,13 +263,17 @@ class FastPathT {
 
  private:
   enum : uint8_t { kRefused, kOk, kStale };
-  struct alignas(64) WinSlot {  // a cache line, as the window table of a NIC
+  // What a window's check word leaves out, in 16 bytes (a quarter of a
+  // cache line: the table stays small): whether the copy is valid, what an
+  // atomic's alignment reads, and the QP a type 2 window is bound to.
+  struct WinSlot {
+    uint64_t addr = 0;
     uint8_t state = kStale;
     bool zb = false;
-    uint32_t access = 0;
-    uint64_t who = 0, who_mask = 0;  // identity() of PD and owner QP; kPdOnly when any QP may
-    uint64_t addr = 0, len = 0, iova = 0, mlen = 0;
+    bool owned = false;  // bound to QP qp (type 2)
+    uint16_t qp = 0;
   };
+  static_assert(sizeof(WinSlot) == 16);
   struct MrSlot {
     bool ok = false;
     uint32_t pd = 0, access = 0, rkey = 0;
@@ -355,7 +360,7 @@ class FastPathT {
   // Once per QP's life, as the model's destroy_qp walks every window.
   void forget_windows_of(uint32_t qp) {
     for (uint32_t h = 0; h < wins_.size(); ++h)
-      if (wins_[h].state != kStale && wins_[h].who_mask == kIdBits && (wins_[h].who & kHandleBits) == qp)
+      if (wins_[h].state != kStale && wins_[h].owned && wins_[h].qp == qp)
         forget_win(h);
   }
   // Lists window h over MR mr (kNoHandle: over none), taking it off the
@@ -411,24 +416,21 @@ class FastPathT {
   // Flattened, as the rule templates they hold the check words to are
   // called twice per copy taken.
   [[gnu::flatten]] void refresh_win(uint32_t h) {
-    WinSlot& s = wins_[h];
     const uint32_t rkey = model_.rkey_of(Arg{0, h, static_cast<uint8_t>(RkeyBase::MwCur)});
     const Model::KeyTarget t = model_.key_target(rkey);
     // Only the window's own slot: the current key names window h itself.
-    s.state = t.ok && t.window && layout::rkey_index(rkey) == layout::mw_index(h) ? kOk : kRefused;
-    s.zb = t.zero_based;
-    s.who = identity(t.pd, t.owner < nqps_ ? t.owner : 0);
-    s.who_mask = t.owner == kNoHandle ? kPdOnly : kIdBits;
-    s.access = t.access;
-    s.addr = t.addr, s.len = t.len, s.iova = t.mr_iova, s.mlen = t.mr_len;
-    list_over(h, s.state == kOk ? t.mr : kNoHandle);
+    const bool ok = t.ok && t.window && layout::rkey_index(rkey) == layout::mw_index(h);
+    const auto qp = static_cast<uint16_t>(t.owner < nqps_ ? t.owner : 0);
+    wins_[h] = WinSlot{t.addr, ok ? kOk : kRefused, t.zero_based, t.owner != kNoHandle, qp};
+    list_over(h, ok ? t.mr : kNoHandle);
     // Inside the window (unless only the MR counts) and its MR's part after it.
-    const uint64_t mr_end = s.iova + s.mlen;
-    const uint64_t in_mr = s.addr >= s.iova && mr_end > s.addr ? mr_end - s.addr : 0;
+    const uint64_t mr_end = t.mr_iova + t.mr_len;
+    const uint64_t in_mr = t.addr >= t.mr_iova && mr_end > t.addr ? mr_end - t.addr : 0;
     const bool mr_only = range_ == alt::remote_range::mr_only;
-    derive_hot(h, s.state == kOk, s.who, s.who_mask, s.access, layout::window_base<D>(s.zb, s.addr),
-               s.addr, mr_only ? in_mr : std::min(in_mr, s.len), [&](uint64_t raddr, uint64_t len) {
-                 return rules::remote_range_ok<D>(raddr, len, s.zb, s.addr, s.len, s.iova, s.mlen,
+    derive_hot(h, ok, identity(t.pd, qp), t.owner == kNoHandle ? kPdOnly : kIdBits, t.access,
+               layout::window_base<D>(t.zero_based, t.addr), t.addr, mr_only ? in_mr : std::min(in_mr, t.len),
+               [&](uint64_t raddr, uint64_t len) {
+                 return rules::remote_range_ok<D>(raddr, len, t.zero_based, t.addr, t.len, t.mr_iova, t.mr_len,
                                                   range_);
                });
   }
