@@ -130,7 +130,7 @@ bool run_read_once(const std::string& path, Backend& b, bool check, bool quiet, 
   }
   LineChunks chunks;
   chunks.adopt(fd, kTraceLimits.max_line, std::move(head));
-  b.begin_pieces(Caps{1, 1, 1, 1, 1});
+  b.begin_pieces(Trace{}.caps);  // an empty trace's: each piece grows them
   std::vector<Outcome> outcomes;
   return each_piece(chunks, path, err, [&](const Trace& t) {
     run_one_piece(path, t, b, check, quiet, mismatches, outcomes, out, err);

@@ -16,6 +16,8 @@ int number(const std::string& s) {
   return ec == std::errc() && end == s.data() + s.size() ? v : -1;
 }
 
+constexpr size_t kMaxName = 256;
+
 }  // namespace
 
 std::vector<std::string> packaged_versions(std::istream& names) {
@@ -23,6 +25,9 @@ std::vector<std::string> packaged_versions(std::istream& names) {
   std::set<std::pair<int, int>> seen;
   for (std::string s; std::getline(names, s);) {
     while (!s.empty() && s.back() == '\r') s.pop_back();
+    // No package name is this long, and libstdc++'s matcher recurses per
+    // character: a line of a megabyte would overflow the stack.
+    if (s.size() > kMaxName) continue;
     std::smatch m;
     if (!std::regex_match(s, m, re)) continue;
     // A package name is text from outside: a version past int's range is

@@ -32,5 +32,11 @@ TEST(Kernels, AVersionPastAnIntIsLeftOutNotThrownOn) {
             (std::vector<std::string>{"6.1"}));
 }
 
+TEST(Kernels, AHugeLineIsLeftOutNotACrash) {
+  // A line of a megabyte through the regex would overflow the stack.
+  const std::string huge = "linux-image-6." + std::string(size_t{1} << 20, '1') + "-1-amd64\n";
+  EXPECT_EQ(versions(huge + "linux-image-6.1.0-56-amd64\n"), (std::vector<std::string>{"6.1"}));
+}
+
 }  // namespace
 }  // namespace mwc::softroce
