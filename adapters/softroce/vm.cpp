@@ -144,8 +144,11 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     if (!results_more.empty() || (!ready && !more.empty())) quiet_since = Clock::now();
     b.console += more;
     partial += more;
-    for (size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1)) {
-      std::string line = partial.substr(0, nl);
+    // The lines are taken in one pass and their bytes dropped once: a
+    // chatty guest's poll may bring thousands of lines.
+    size_t from = 0;
+    for (size_t nl; (nl = partial.find('\n', from)) != std::string::npos; from = nl + 1) {
+      std::string line = partial.substr(from, nl - from);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (!kernel::is_kernel_line(line)) quiet_since = Clock::now();
       if (line.starts_with("MWCHECK-READY")) {
@@ -182,6 +185,7 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
       }
       if (on_line) on_line(line);
     }
+    partial.erase(0, from);
     if (exited) break;
     // KVM is only tried: here it can hang a stock kernel before any output.
     const bool kvm_stuck = kvm && !ready && since(start) > kKvmProbeS;
