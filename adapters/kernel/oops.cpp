@@ -148,13 +148,17 @@ std::string_view last_lines(std::string_view console, int n) {
   return console.substr(start + 1);
 }
 
+bool opens_account(std::string_view line) {
+  const std::string_view t = bare(line);
+  return opens_oops(t) || starts(t, "Kernel panic");
+}
+
 std::string console_account(std::string_view console) {
   // From the first line that opens an oops, or a panic with none before it.
   for (size_t at = 0; at < console.size();) {
     const size_t nl = console.find('\n', at);
     const size_t len = nl == std::string_view::npos ? std::string_view::npos : nl - at;
-    const std::string_view t = bare(console.substr(at, len));
-    if (opens_oops(t) || starts(t, "Kernel panic")) return oops_summary(console.substr(at));
+    if (opens_account(console.substr(at, len))) return oops_summary(console.substr(at));
     at = nl == std::string_view::npos ? console.size() : nl + 1;
   }
   return oops_summary(last_lines(console, 30));

@@ -51,9 +51,12 @@ bool at_exit(std::string_view account);
 // an empty console gives an empty string).
 std::string_view last_lines(std::string_view console, int n);
 
+// Returns whether a console line opens what a report says of a console:
+// an oops as oops_summary() sees one, or a panic.
+bool opens_account(std::string_view line);
+
 // Returns what a report says of a guest's console: from the first line
-// that opens an oops as oops_summary() sees one (or a panic's), the
-// summary of it; else its last 30 lines without their times.
+// that opens it (opens_account()), the summary of it; else its last 30 lines without their times.
 // A guest that printed nothing (an emulator that died at once, a boot that
 // stayed silent) gives an empty account, never an error.
 std::string console_account(std::string_view console);

@@ -13,8 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
+#include <utility>
 
+#include "adapters/kernel/console_keeper.hpp"
 #include "adapters/kernel/oops.hpp"
 #include "util/install_layout.hpp"
 
@@ -26,16 +29,26 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kKvmProbeS = 30;  // a KVM guest not up by then falls back to TCG
+constexpr size_t kPollBytes = size_t{1} << 20;  // the most of the console read per poll
 constexpr int kBootTries = 3;      // a guest that never came up is booted again this often
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-std::string read_from(const fs::path& p, size_t& offset) {
+// Returns what file p holds from offset on, at most max bytes, and moves
+// offset past it.
+std::string read_from(const fs::path& p, size_t& offset, size_t max = SIZE_MAX) {
   std::ifstream in(p, std::ios::binary);
   if (!in) return {};
   in.seekg(static_cast<std::streamoff>(offset));
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string s;
+  if (max == SIZE_MAX) {
+    s.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } else {
+    s.resize(max);
+    in.read(s.data(), static_cast<std::streamsize>(max));
+    s.resize(static_cast<size_t>(in.gcount()));
+  }
   offset += s.size();
   return s;
 }
@@ -130,11 +143,62 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
   size_t coff = 0, roff = 0;
   std::string partial;
   auto quiet_since = Clock::now();
-  bool ready = false, exited = false;
+  bool ready = false, exited = false, panicked = false;
+  // What a report tells of the console (the kernel's lines and the
+  // guest's messages, not its markers), in bounded memory.
+  kernel::ConsoleKeeper account;
+  const auto keep = [&](std::string_view line) {
+    if (line.find("Kernel panic") != std::string_view::npos) panicked = true;
+    // The op markers say where, not what: the account leaves them out, and
+    // the inputs the guest prints.
+    if (!b.in_input && !line.starts_with(kInputBegin) && !line.starts_with(kOpMarker) &&
+        !line.starts_with(kAliveMarker))
+      account.add(line);
+  };
+  // Takes one line the guest printed ('\r' taken off).
+  const auto take = [&](std::string line) {
+    keep(line);
+    if (!kernel::is_kernel_line(line)) quiet_since = Clock::now();
+    if (line.starts_with("MWCHECK-READY")) {
+      ready = true;
+      b.boot_s = since(start);
+      b.release = line.size() > 14 ? line.substr(14) : "";
+    } else if (line.starts_with(kTraceMarker)) {
+      b.last_trace = std::strtol(line.c_str() + kTraceMarker.size(), nullptr, 10);
+      b.last_op = -1;
+      b.traces_done = false;  // a later pass over the traces (minimizing) began
+      // The guest counts in its own list: tell the caller the place in the whole one.
+      line = std::string(kTraceMarker) + std::to_string(first + b.last_trace);
+    } else if (line.starts_with(kInputBegin)) {
+      b.input.clear();
+      b.in_input = true;
+      b.last_op = -1;
+      return;
+    } else if (line.starts_with(kInputEnd)) {
+      b.in_input = false;
+      return;
+    } else if (b.in_input) {
+      b.input += line + "\n";
+      return;
+    } else if (line.starts_with(kOpMarker)) {
+      b.last_op = std::strtol(line.c_str() + kOpMarker.size(), nullptr, 10);
+      return;  // one per op: not worth the caller's time
+    } else if (line.starts_with(kAliveMarker)) {
+      return;  // it has done its work: quiet_since moved
+    } else if (line.starts_with(kTracesDone)) {
+      b.traces_done = true;
+    } else if (line.starts_with("MWCHECK-END rc=")) {
+      b.exit_code = std::atoi(line.c_str() + 15);
+      b.end = End::finished;
+    }
+    if (on_line) on_line(line);
+  };
   for (;;) {
     int st = 0;
-    exited = waitpid(pid, &st, WNOHANG) == pid;
-    std::string more = read_from(console, coff);
+    exited = exited || waitpid(pid, &st, WNOHANG) == pid;  // reaped once
+    // At most kPollBytes a poll: a guest printing faster than the host
+    // reads is read on the next polls, not all at once.
+    const std::string more = read_from(console, coff, kPollBytes);
     const std::string results_more = read_from(results, roff);
     b.output += results_more;
     // Progress is the guest program's: its results and its lines (markers,
@@ -142,7 +206,6 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     // not: a guest stuck where the kernel reports it again and again (a
     // soft lockup every ~20 s, an RCU stall) would never be hung.
     if (!results_more.empty() || (!ready && !more.empty())) quiet_since = Clock::now();
-    b.console += more;
     partial += more;
     // The lines are taken in one pass and their bytes dropped once: a
     // chatty guest's poll may bring thousands of lines.
@@ -150,43 +213,13 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     for (size_t nl; (nl = partial.find('\n', from)) != std::string::npos; from = nl + 1) {
       std::string line = partial.substr(from, nl - from);
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (!kernel::is_kernel_line(line)) quiet_since = Clock::now();
-      if (line.starts_with("MWCHECK-READY")) {
-        ready = true;
-        b.boot_s = since(start);
-        b.release = line.size() > 14 ? line.substr(14) : "";
-      } else if (line.starts_with(kTraceMarker)) {
-        b.last_trace = std::strtol(line.c_str() + kTraceMarker.size(), nullptr, 10);
-        b.last_op = -1;
-        b.traces_done = false;  // a later pass over the traces (minimizing) began
-        // The guest counts in its own list: tell the caller the place in the whole one.
-        line = std::string(kTraceMarker) + std::to_string(first + b.last_trace);
-      } else if (line.starts_with(kInputBegin)) {
-        b.input.clear();
-        b.in_input = true;
-        b.last_op = -1;
-        continue;
-      } else if (line.starts_with(kInputEnd)) {
-        b.in_input = false;
-        continue;
-      } else if (b.in_input) {
-        b.input += line + "\n";
-        continue;
-      } else if (line.starts_with(kOpMarker)) {
-        b.last_op = std::strtol(line.c_str() + kOpMarker.size(), nullptr, 10);
-        continue;  // one per op: not worth the caller's time
-      } else if (line.starts_with(kAliveMarker)) {
-        continue;  // it has done its work: quiet_since moved
-      } else if (line.starts_with(kTracesDone)) {
-        b.traces_done = true;
-      } else if (line.starts_with("MWCHECK-END rc=")) {
-        b.exit_code = std::atoi(line.c_str() + 15);
-        b.end = End::finished;
-      }
-      if (on_line) on_line(line);
+      take(std::move(line));
     }
     partial.erase(0, from);
-    if (exited) break;
+    // A line that never ends is taken as far as it went.
+    if (partial.size() > kPollBytes) take(std::exchange(partial, {}));
+    if (exited && more.size() < kPollBytes) break;  // its last words read
+    if (exited) continue;
     // KVM is only tried: here it can hang a stock kernel before any output.
     const bool kvm_stuck = kvm && !ready && since(start) > kKvmProbeS;
     if (since(quiet_since) > o.quiet_limit_s || kvm_stuck) {
@@ -198,19 +231,12 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   b.output += read_from(results, roff);
-  if (b.end != End::finished && b.end != End::hung)
-    b.end = b.console.find("Kernel panic") != std::string::npos ? End::panicked : End::failed;
+  // A last line without its end is the account's too, as the guest's marks
+  // are not.
+  if (!partial.empty()) keep(partial);
+  if (b.end != End::finished && b.end != End::hung) b.end = panicked ? End::panicked : End::failed;
   if (ready) b.run_s = since(start) - b.boot_s;
-  // The op markers say where, not what: the account is the kernel's lines.
-  std::string kernel_lines;
-  std::istringstream all(b.console);
-  bool skip = false;
-  for (std::string l; std::getline(all, l);) {
-    if (l.starts_with(kInputBegin)) skip = true;
-    if (!skip && !l.starts_with(kOpMarker) && !l.starts_with(kAliveMarker)) kernel_lines += l + "\n";
-    if (l.starts_with(kInputEnd)) skip = false;
-  }
-  b.console = kernel::console_account(kernel_lines);
+  b.console = account.account();
   return b;
 }
 
