@@ -1,9 +1,5 @@
 #include "adapters/kernel/console_keeper.hpp"
 
-#include <algorithm>
-
-#include "adapters/kernel/oops.hpp"
-
 namespace mwc::kernel {
 
 void ConsoleKeeper::add(std::string_view line) {

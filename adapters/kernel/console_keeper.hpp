@@ -11,13 +11,15 @@
 #include <string>
 #include <string_view>
 
+#include "adapters/kernel/oops.hpp"
+
 namespace mwc::kernel {
 
 class ConsoleKeeper {
  public:
   static constexpr size_t kFaultCap = size_t{1} << 20;
   static constexpr size_t kLineCap = 4096;
-  static constexpr size_t kTail = 30;  // console_account()'s last lines
+  static constexpr size_t kTail = kAccountTail;  // console_account()'s last lines
 
   // Takes the console's next line (without its '\n').
   void add(std::string_view line);

@@ -161,7 +161,7 @@ std::string console_account(std::string_view console) {
     if (opens_account(console.substr(at, len))) return oops_summary(console.substr(at));
     at = nl == std::string_view::npos ? console.size() : nl + 1;
   }
-  return oops_summary(last_lines(console, 30));
+  return oops_summary(last_lines(console, kAccountTail));
 }
 
 }  // namespace mwc::kernel

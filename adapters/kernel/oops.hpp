@@ -55,8 +55,12 @@ std::string_view last_lines(std::string_view console, int n);
 // an oops as oops_summary() sees one, or a panic.
 bool opens_account(std::string_view line);
 
+// How many last lines an account without a fault keeps.
+inline constexpr int kAccountTail = 30;
+
 // Returns what a report says of a guest's console: from the first line
-// that opens it (opens_account()), the summary of it; else its last 30 lines without their times.
+// that opens it (opens_account()), the summary of it; else its last
+// kAccountTail lines without their times.
 // A guest that printed nothing (an emulator that died at once, a boot that
 // stayed silent) gives an empty account, never an error.
 std::string console_account(std::string_view console);
