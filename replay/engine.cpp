@@ -64,6 +64,7 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     take_lanes(u, lanes_[folded].data());
     u.qps = fast_.hot_view().qps;
     u.nqps = caps_[static_cast<int>(HandleKind::Qp)];
+    u.isa = best_batch_isa();
   }
   if (packs_) batch_loads(faster_batch_loads());
   batch_records(kBatchAfter);

@@ -64,6 +64,9 @@ class alignas(64) Engine {
   // Loads a batch's words as `loads` says (faster_batch_loads() unless
   // set: tests set both).
   void batch_loads(BatchLoads loads) { usual_[0].loads = usual_[1].loads = loads; }
+  // Runs a batch on `isa` (best_batch_isa() unless set: tests set each
+  // the processor has; batch_isa_available(isa) must hold).
+  void batch_isa(BatchIsa isa) { usual_[0].isa = usual_[1].isa = isa; }
 
   // Runs the whole records in `rec`; returns how many bytes they take (a
   // record cut at the end waits for the next call).

@@ -47,11 +47,13 @@ Trace with_model_expectations(Trace t, uint64_t loose) {
 }
 
 Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Caps& caps, const Profile& p, int column,
-                      size_t step, std::vector<Outcome>* outs, size_t batch_after, BatchLoads loads) {
+                      size_t step, std::vector<Outcome>* outs, size_t batch_after, BatchLoads loads,
+                      BatchIsa isa) {
   Engine e(p, column, caps, static_cast<uint16_t>(mwb[4]));
   if (outs) e.record_outcomes(outs);
   e.batch_records(batch_after);
   e.batch_loads(loads);
+  e.batch_isa(isa);
   std::vector<uint8_t> pending;
   const auto rec = records_of(mwb);
   for (size_t at = 0; at < rec.size(); at += step) {
@@ -111,11 +113,16 @@ std::string engine_divergence(const Trace& t, const std::vector<uint8_t>& mwb, c
   if (auto d = verdicts_diff(replay_bytes(mwb, t.caps, p, column, step), run); !d.empty())
     return "the record loop's verdicts: " + d;
   // Every run of compact records through the eight-at-a-time check too,
-  // its words loaded each way.
-  for (const BatchLoads loads : {BatchLoads::words, BatchLoads::gather})
-    if (auto d = verdicts_diff(replay_bytes(mwb, t.caps, p, column, step, nullptr, 0, loads), run); !d.empty())
-      return std::string("the record loop's verdicts, eight records at a time (words ") +
-             (loads == BatchLoads::gather ? "gathered" : "loaded one by one") + "): " + d;
+  // its words loaded each way, on each instruction set there is.
+  for (const BatchIsa isa : {BatchIsa::avx512, BatchIsa::avx2}) {
+    if (!batch_isa_available(isa)) continue;
+    for (const BatchLoads loads : {BatchLoads::words, BatchLoads::gather})
+      if (auto d = verdicts_diff(replay_bytes(mwb, t.caps, p, column, step, nullptr, 0, loads, isa), run);
+          !d.empty())
+        return std::string("the record loop's verdicts, eight records at a time (") +
+               (isa == BatchIsa::avx512 ? "AVX-512" : "AVX2") + ", words " +
+               (loads == BatchLoads::gather ? "gathered" : "loaded one by one") + "): " + d;
+  }
   return "";
 }
 

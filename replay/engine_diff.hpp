@@ -33,10 +33,11 @@ Trace with_model_expectations(Trace t, uint64_t loose = 0);
 // `outs`, the engine appends each op's outcome there, which keeps it off
 // the record loop's own lane: run both ways to cover both. The record loop
 // checks runs eight records at a time after `batch_after` of them
-// (Engine::batch_records), loading their words as `loads` says.
+// (Engine::batch_records), loading their words as `loads` says, on `isa`.
 Verdicts replay_bytes(const std::vector<uint8_t>& mwb, const Caps& caps, const Profile& p, int column,
                       size_t step, std::vector<Outcome>* outs = nullptr,
-                      size_t batch_after = Engine::kBatchAfter, BatchLoads loads = faster_batch_loads());
+                      size_t batch_after = Engine::kBatchAfter, BatchLoads loads = faster_batch_loads(),
+                      BatchIsa isa = best_batch_isa());
 
 // Returns the first difference between two replays' verdicts, or "".
 std::string verdicts_diff(const Verdicts& got, const Verdicts& want);
@@ -47,7 +48,8 @@ std::vector<Outcome> model_outcomes(const Trace& t, const Profile& p);
 // Replays t in .mwb `version` under profile p (column `column`) fed in
 // pieces of `step` bytes, once recording outcomes and three times on the
 // record loop's lane (as replays run, and every run eight records at a
-// time, each way of loading, where the processor can); returns the first
+// time, each way of loading on each instruction set the processor has);
+// returns the first
 // way the engine parts from Model::step's outcomes (meaning and rule) and
 // run's verdicts, or "" when it agrees.
 std::string engine_divergence(const Trace& t, const Profile& p, int column, uint16_t version, size_t step);

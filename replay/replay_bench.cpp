@@ -14,7 +14,10 @@
 // record, which BM_Replay's x_walk (replay time over walk time) measures
 // against. BM_ReplayShardFiles/N replays the default mix split by
 // PD (gen --shards 2) on N threads, one engine per shard, as `mwcheck
-// replay --threads N a b`. The traces are in memory: the figures are the
+// replay --threads N a b`. BM_ReplayWay replays version 2 as BM_Replay
+// does, its long runs of compact records checked one at a time, or in
+// batches loading the words one by one or by gathers: what batching gains
+// on this processor. The traces are in memory: the figures are the
 // engine's, not the disk's.
 //
 // Instructions per op: `replay_bench --instructions` first replays each
@@ -22,7 +25,8 @@
 // optional otherwise) at two trace lengths and prints the instructions the
 // record loop (Engine::feed) runs per op, the difference of the two counts
 // over the difference of ops (the objects' setup cancels out; valgrind
-// runs no AVX-512, so the records are checked one at a time there); then
+// runs no AVX-512, so long runs are checked by the AVX2 batch there, or one
+// at a time on a processor without AVX2); then
 // the benchmarks run as usual. Where hardware counters exist,
 // --benchmark_perf_counters=INSTRUCTIONS counts them too.
 // MWCHECK_BENCH_OPS sets the trace length (default 4M ops); measure with
@@ -263,6 +267,34 @@ void BM_Replay(benchmark::State& state, int mix, int v) {
   if (in.walk_seconds[v] < 1e9) state.counters["x_walk"] = best / in.walk_seconds[v];
 }
 
+// The ways a replay can check a long run of compact records.
+enum class Way { one_at_a_time, words, gather };
+
+// One engine as BM_Replay, version 2, its runs checked one record at a
+// time or in batches (on best_batch_isa()) loading the words one way: what
+// batching gains on this processor, and which loads it should take.
+void BM_ReplayWay(benchmark::State& state, int mix, Way way) {
+  const Input& in = input(mix);
+  const VectorSink& t = in.v[1];
+  const Profile verbs = profile(ProfileId::verbs);
+  if (way != Way::one_at_a_time && !usual_batch_available()) {
+    state.SkipWithError("this processor has neither AVX-512F nor AVX2: no batches");
+    return;
+  }
+  double best = 1e9;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Engine e(verbs, kVerbs, t.caps, t.version);
+    if (way == Way::one_at_a_time) e.batch_records(Engine::kNever);
+    else e.batch_loads(way == Way::gather ? BatchLoads::gather : BatchLoads::words);
+    e.feed(t.bytes);
+    const Verdicts& r = e.finish();
+    best = std::min(best, seconds_since(t0));
+    if (r.mismatches || r.checked != in.ops) state.SkipWithError("the replay did not pass");
+  }
+  report(state, in.ops, t.bytes.size(), best, in.read_seconds[1]);
+}
+
 // Replays mix `mix` in version v once (the program as callgrind runs it).
 int replay_once(int mix, int v) {
   const Input& in = input(mix);
@@ -352,6 +384,13 @@ void BM_ReplayShardFiles(benchmark::State& state) {
       benchmark::RegisterBenchmark(("BM_Replay/" + name).c_str(), BM_Replay, mix, v)
           ->Unit(benchmark::kMillisecond)->UseRealTime();
     }
+  for (const int mix : {0, 1})
+    for (const auto& [way, name] : {std::pair{Way::one_at_a_time, "one_at_a_time"}, std::pair{Way::words, "batch_words"},
+                                    std::pair{Way::gather, "batch_gather"}})
+      benchmark::RegisterBenchmark(
+          ("BM_ReplayWay/" + std::string(mix ? "datapath" : "default") + "/v2/" + name).c_str(), BM_ReplayWay,
+          mix, way)
+          ->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("BM_ReplayShardFiles", BM_ReplayShardFiles)
       ->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
   return true;

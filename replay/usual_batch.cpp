@@ -1,6 +1,7 @@
 #include "replay/usual_batch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -11,13 +12,17 @@
 
 namespace mwc::replay {
 
-bool usual_batch_available() {
-  static const bool yes = [] {
+bool batch_isa_available(BatchIsa isa) {
+  static const std::array<bool, 2> has = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
+    return std::array<bool, 2>{__builtin_cpu_supports("avx512f") != 0, __builtin_cpu_supports("avx2") != 0};
   }();
-  return yes;
+  return has[static_cast<size_t>(isa)];
 }
+
+bool usual_batch_available() { return batch_isa_available(BatchIsa::avx512) || batch_isa_available(BatchIsa::avx2); }
+
+BatchIsa best_batch_isa() { return batch_isa_available(BatchIsa::avx512) ? BatchIsa::avx512 : BatchIsa::avx2; }
 
 namespace {
 
@@ -128,6 +133,128 @@ __attribute__((target("avx512f"))) const uint8_t* check_batches(const uint8_t* p
   return p;
 }
 
+#define MWC_AVX2 __attribute__((target("avx2"), always_inline)) inline
+
+// Returns the four qwords at the addresses in `at`, loaded one by one, the
+// addresses taken out of the register.
+MWC_AVX2 __m256i words_at(__m256i at) {
+  const __m128i lo = _mm256_castsi256_si128(at), hi = _mm256_extracti128_si256(at, 1);
+  const auto word = [](int64_t a) {
+    uint64_t w;
+    std::memcpy(&w, reinterpret_cast<const void*>(a), 8);
+    return static_cast<int64_t>(w);
+  };
+  return _mm256_setr_epi64x(word(_mm_cvtsi128_si64(lo)), word(_mm_extract_epi64(lo, 1)),
+                            word(_mm_cvtsi128_si64(hi)), word(_mm_extract_epi64(hi, 1)));
+}
+
+// What four records are checked against, in registers: UsualTables' for
+// AVX2 (rbits as dwords, to be moved to the rights' bits; the lanes'
+// offsets and bytes as sixteen dwords, two registers each).
+struct Avx2Tables {
+  __m256i rbits, first_byte, off_lo, off_hi, bytes_lo, bytes_hi, base, refused, qps, nqps;
+};
+
+// Returns the eight dwords from d.
+MWC_AVX2 __m256i dwords(const uint32_t* d) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d)); }
+
+// Returns lane l's dword of a table of sixteen (lanes 0-7 in lo, 8-15 in
+// hi; `upper` says which), zero-extended, in each qword.
+MWC_AVX2 __m256i lane_dword(__m256i lo, __m256i hi, __m256i l, __m256i upper) {
+  const __m256i both = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(lo, l), _mm256_permutevar8x32_epi32(hi, l), upper);
+  return _mm256_and_si256(both, _mm256_set1_epi64x(0xffffffff));
+}
+
+// Returns, in each qword, all ones where the record passes: the four
+// records at r (48 bytes) checked as check_batches() checks eight.
+template <BatchLoads Loads>
+MWC_AVX2 __m256i pass_four(const uint8_t* r, const Avx2Tables& t) {
+  const __m256i low32 = _mm256_set1_epi64x(0xffffffff);
+  const __m256i zero = _mm256_setzero_si256();
+  // Dwords 0-7 and 8-11; each record's first two dwords (w, record 3's
+  // are dwords 9-10) and its third (off).
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 32));
+  const __m256i w = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, _mm256_setr_epi32(0, 1, 3, 4, 6, 7, 6, 7)),
+                                       _mm256_broadcastq_epi64(_mm_srli_si128(hi, 4)), 0xc0);
+  const __m128i off_2_5 =
+      _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(lo, _mm256_setr_epi32(2, 5, 2, 5, 2, 5, 2, 5)));
+  const __m256i off =
+      _mm256_cvtepu32_epi64(_mm_blend_epi32(off_2_5, _mm_shuffle_epi32(hi, _MM_SHUFFLE(3, 0, 3, 0)), 0xc));
+  // The code byte's index among the compact codes' bytes (as the AVX-512
+  // batch takes it); any other byte picks some lane and fails here.
+  const __m256i code = _mm256_and_si256(_mm256_sub_epi64(w, t.first_byte), _mm256_set1_epi64x(0xff));
+  __m256i ok = _mm256_cmpgt_epi64(_mm256_set1_epi64x(2 * kBatchOps), code);
+  const __m256i lane =
+      _mm256_or_si256(code, _mm256_and_si256(_mm256_srli_epi64(w, kKeyShift - 2), _mm256_set1_epi64x(0xc)));
+  const __m256i upper = _mm256_cmpgt_epi64(lane, _mm256_set1_epi64x(7));
+  const __m256i at = _mm256_and_si256(_mm256_srli_epi64(w, kSlotShift), _mm256_set1_epi64x(kSlotMask));
+  // Every value compared is below 2^33: signed compares answer as unsigned ones.
+  const __m256i inside = _mm256_cmpgt_epi64(lane_dword(t.bytes_lo, t.bytes_hi, lane, upper), at);
+  const __m256i q = _mm256_and_si256(_mm256_srli_epi64(w, 32), _mm256_set1_epi64x(0xffff));
+  const __m256i slot_at = _mm256_blendv_epi8(
+      t.refused, _mm256_add_epi64(t.base, _mm256_add_epi64(lane_dword(t.off_lo, t.off_hi, lane, upper), at)), inside);
+  const __m256i qp_at =
+      _mm256_blendv_epi8(t.refused, _mm256_add_epi64(t.qps, _mm256_slli_epi64(q, 3)), _mm256_cmpgt_epi64(t.nqps, q));
+  __m256i s, qw;
+  if constexpr (Loads == BatchLoads::gather) {
+    // Each address is a whole pointer: the gathers' base is 0.
+    s = _mm256_i64gather_epi64(static_cast<const long long*>(nullptr), slot_at, 1);
+    qw = _mm256_i64gather_epi64(static_cast<const long long*>(nullptr), qp_at, 1);
+  } else {
+    s = words_at(slot_at), qw = words_at(qp_at);
+  }
+  // (serves & rights & rbit) != 0: the code's rbit dword moved to the rights' bits.
+  const __m256i rbit = _mm256_slli_epi64(_mm256_permutevar8x32_epi32(t.rbits, code), 32);
+  ok = _mm256_andnot_si256(_mm256_cmpeq_epi64(_mm256_and_si256(_mm256_and_si256(qw, s), rbit), zero), ok);
+  // The identities match (the PD's bits alone where any QP of it may).
+  const __m256i shift = _mm256_and_si256(_mm256_srli_epi64(s, kAnyQpShift - 4), _mm256_set1_epi64x(kPdShift));
+  ok = _mm256_and_si256(
+      ok, _mm256_cmpeq_epi64(_mm256_srlv_epi64(_mm256_and_si256(_mm256_xor_si256(qw, s), low32), shift), zero));
+  // off + (u32)(len - 1) < end.
+  const __m256i end = _mm256_and_si256(_mm256_srli_epi64(s, kEndShift), _mm256_set1_epi64x(kEndCap));
+  const __m256i last =
+      _mm256_and_si256(_mm256_sub_epi64(_mm256_srli_epi64(w, 48), _mm256_set1_epi64x(1)), low32);
+  return _mm256_and_si256(ok, _mm256_cmpgt_epi64(end, _mm256_add_epi64(off, last)));
+}
+
+// The same eight records a step as check_batches(), as two halves of four
+// (AVX2 has no eight-qword registers), their answers joined into one mask.
+template <BatchLoads Loads>
+__attribute__((target("avx2"))) const uint8_t* check_batches_avx2(const uint8_t* p, const uint8_t* last,
+                                                                  const UsualTables& t) {
+  static_assert(kRightsShift >= 32, "the rights are in the high dword");
+  alignas(32) std::array<uint32_t, 8> rbits{};
+  for (size_t i = 0; i < 8; ++i) rbits[i] = static_cast<uint32_t>(t.rbits[i] << (kRightsShift - 32));
+  const Avx2Tables x{dwords(rbits.data()),
+                     _mm256_set1_epi64x(t.first_byte),
+                     dwords(t.lane_off.data()),
+                     dwords(t.lane_off.data() + 8),
+                     dwords(t.lane_bytes32.data()),
+                     dwords(t.lane_bytes32.data() + 8),
+                     _mm256_set1_epi64x(static_cast<int64_t>(t.lane_base)),
+                     _mm256_set1_epi64x(static_cast<int64_t>(reinterpret_cast<uintptr_t>(&kRefused))),
+                     _mm256_set1_epi64x(static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.qps))),
+                     _mm256_set1_epi64x(t.nqps)};
+  constexpr std::ptrdiff_t kBatch = 8 * 12;
+  constexpr std::ptrdiff_t kAhead = 2048;
+  for (; last - p >= kBatch; p += kBatch) {
+    _mm_prefetch(reinterpret_cast<const char*>(p + kAhead), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(p + kAhead + 64), _MM_HINT_T0);
+    const auto first = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(pass_four<Loads>(p, x))));
+    const auto second = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(pass_four<Loads>(p + 48, x))));
+    const unsigned ok = first | second << 4;
+    if (ok != 0xff) return p + 12 * __builtin_ctz(~ok);
+  }
+  return p;
+}
+
+// Returns where the batch stopped, on t.isa.
+template <BatchLoads Loads>
+const uint8_t* run_batches(const uint8_t* p, const uint8_t* last, const UsualTables& t) {
+  return t.isa == BatchIsa::avx512 ? check_batches<Loads>(p, last, t) : check_batches_avx2<Loads>(p, last, t);
+}
+
 // Returns the seconds the faster of `reps` checks of the records in `bytes`
 // took, each checking all of them (they all pass) as Loads says.
 template <BatchLoads Loads>
@@ -135,7 +262,7 @@ double best_seconds(const std::vector<uint8_t>& bytes, const UsualTables& t, int
   double best = 1e9;
   for (int i = 0; i < reps; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    const uint8_t* const stop = check_batches<Loads>(bytes.data(), bytes.data() + bytes.size(), t);
+    const uint8_t* const stop = run_batches<Loads>(bytes.data(), bytes.data() + bytes.size(), t);
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
     // A batch that stopped early would time less work: then this way is not taken.
     if (stop != bytes.data() + bytes.size()) return 1e9;
@@ -147,8 +274,8 @@ double best_seconds(const std::vector<uint8_t>& bytes, const UsualTables& t, int
 }  // namespace
 
 const uint8_t* usual_batch(const uint8_t* p, const uint8_t* last, const UsualTables& t) {
-  return t.loads == BatchLoads::gather ? check_batches<BatchLoads::gather>(p, last, t)
-                                       : check_batches<BatchLoads::words>(p, last, t);
+  return t.loads == BatchLoads::gather ? run_batches<BatchLoads::gather>(p, last, t)
+                                       : run_batches<BatchLoads::words>(p, last, t);
 }
 
 BatchLoads faster_batch_loads() {
@@ -163,9 +290,10 @@ BatchLoads faster_batch_loads() {
     const std::vector<uint64_t> slots(kSlots, uint64_t{4096} << kEndShift | all_rights), qps(kQps, all_rights);
     UsualTables t;
     t.rbits.fill(1);
-    t.lane_at.fill(reinterpret_cast<uintptr_t>(slots.data()));
-    t.lane_bytes.fill(8 * kSlots);
+    std::vector<KeyLane> lanes(kKeyLanes, KeyLane{slots.data(), 8 * kSlots, 1});
+    take_lanes(t, lanes.data());
     t.qps = qps.data(), t.nqps = kQps;
+    t.isa = best_batch_isa();
     std::vector<uint8_t> bytes(12 * kRecords);
     uint64_t x = 1;
     for (uint32_t i = 0; i < kRecords; ++i) {

@@ -1,14 +1,16 @@
 // The record loop's check (FastPath::pass_words) on eight compact records
-// at once, with AVX-512 where the processor has it, for long runs of them
-// (a data path's traffic): the records' fields taken apart by permutes,
-// the words' addresses worked out side by side, the check and QP words
-// loaded (one by one or gathered, whichever this processor does faster)
-// and compared side by side, and one mask says how many of the eight,
-// from the first, pass. The answer is
+// at once, for long runs of them (a data path's traffic), with AVX-512
+// where the processor has it, else with AVX2 (two halves of four): the
+// records' fields taken apart by permutes, the words' addresses worked out
+// side by side, the check and QP words loaded (one by one or gathered,
+// whichever this processor does faster) and compared side by side, and one
+// mask says how many of the eight, from the first, pass. The answer is
 // pass_words' own, record by record: usual_batch_test.cpp holds the two
-// equal on random records and tables, and the engine's differential tests
-// and fuzzers run whichever the processor takes.
+// equal on random records and tables for each instruction set the
+// processor has, and the engine's differential tests and fuzzers run every
+// way the processor takes.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -74,41 +76,65 @@ constexpr uint32_t slot_offset(uint32_t d) { return (d >> kSlotShift) & kSlotMas
 // times on an AMD EPYC, so faster_batch_loads() times both.
 enum class BatchLoads : uint8_t { words, gather };
 
+// The instruction sets a batch runs on: AVX-512F (the eight records side
+// by side) or AVX2 (four and four).
+enum class BatchIsa : uint8_t { avx512, avx2 };
+
 // What the batch reads, as the engine lays it out, for folded or bare
 // compact records: bit(right) of each compact code by its index from
 // `first_byte` (the compact codes' bytes are consecutive from it); the
 // lanes of those bytes (take_lanes()), the only ones the batch reads, by
 // code index (bits 0-1) and key (bits 2-3): where their check words start
-// and the bytes they take; the QP words and their count; and how to load
-// the words.
+// and the bytes they take, as addresses (AVX-512) and as 32-bit offsets
+// from lane_base (AVX2: sixteen of them fit two registers); the QP words
+// and their count; and how to load the words, on which instruction set.
 struct UsualTables {
   std::array<uint64_t, 8> rbits{};
   uint8_t first_byte = 0;
   std::array<uint64_t, 16> lane_at{}, lane_bytes{};
+  uintptr_t lane_base = 0;
+  std::array<uint32_t, 16> lane_off{}, lane_bytes32{};
   const void* qps = nullptr;
   uint32_t nqps = 0;
   BatchLoads loads = BatchLoads::words;
+  BatchIsa isa = BatchIsa::avx512;
 };
 static_assert(2 * kBatchOps <= 8, "a code's index picks one of eight rbits");
 static_assert(2 * kBatchOps == 4, "a lane's index holds the code index in two bits");
 
 // Sets t's lanes from the record loop's (kKeyLanes of them, by
-// key_lane()), those of the bytes from t.first_byte.
+// key_lane()), those of the bytes from t.first_byte. A lane whose words
+// end 2 GiB or more past the lowest lane's start gets none in the offsets'
+// form (AVX2 leaves its records to the scalar loop).
 inline void take_lanes(UsualTables& t, const KeyLane* lanes) {
+  t.lane_base = UINTPTR_MAX;
   for (uint32_t j = 0; j < 16; ++j) {
     const KeyLane& e = lanes[key_lane((t.first_byte + (j & 3)) | (j >> 2) << kKeyShift)];
     t.lane_at[j] = reinterpret_cast<uintptr_t>(e.slots), t.lane_bytes[j] = e.bytes;
+    if (e.bytes) t.lane_base = std::min(t.lane_base, t.lane_at[j]);
+  }
+  if (t.lane_base == UINTPTR_MAX) t.lane_base = 0;
+  for (uint32_t j = 0; j < 16; ++j) {
+    const uint64_t off = t.lane_bytes[j] ? t.lane_at[j] - t.lane_base : 0;
+    const bool near = off + t.lane_bytes[j] < (uint64_t{1} << 31);
+    t.lane_off[j] = near ? static_cast<uint32_t>(off) : 0;
+    t.lane_bytes32[j] = near ? static_cast<uint32_t>(t.lane_bytes[j]) : 0;
   }
 }
 
-// Returns whether this processor runs usual_batch() (AVX-512F).
+// Returns whether this processor runs a batch on `isa`.
+bool batch_isa_available(BatchIsa isa);
+// Returns whether this processor runs usual_batch() (AVX-512F or AVX2).
 bool usual_batch_available();
+// Returns the instruction set replays batch on: AVX-512F where the
+// processor has it, else AVX2.
+BatchIsa best_batch_isa();
 
 // Returns the way of loading that checked a run of records faster on this
-// processor, over tables as large as the default mix's: both timed once
-// per process, the first time it is asked (about 0.1 ms). Words where
-// usual_batch_available() says no. Which one is taken changes no answer,
-// only the speed.
+// processor (on best_batch_isa()), over tables as large as the default
+// mix's: both timed once per process, the first time it is asked (about
+// 0.1 ms). Words where usual_batch_available() says no. Which one is
+// taken changes no answer, only the speed.
 BatchLoads faster_batch_loads();
 
 // Runs the check on compact records from p, eight at a time, while all
@@ -117,8 +143,8 @@ BatchLoads faster_batch_loads();
 // at the first record it does not pass (a code byte other than the
 // compact codes' first bytes, or a code without words in its lane, counts
 // as not passed: the scalar loop decides it), or where fewer than eight
-// records are left before `last`. Loads the words as t.loads says. Only on
-// a processor usual_batch_available() says yes for.
+// records are left before `last`. Loads the words as t.loads says, on
+// t.isa. Only where batch_isa_available(t.isa).
 const uint8_t* usual_batch(const uint8_t* p, const uint8_t* last, const UsualTables& t);
 
 }  // namespace mwc::replay

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <ostream>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -11,8 +13,9 @@
 
 namespace mwc::replay {
 
-// Names a way of loading in test output.
+// Names a way of loading, and an instruction set, in test output.
 void PrintTo(BatchLoads l, std::ostream* os) { *os << (l == BatchLoads::gather ? "gather" : "words"); }
+void PrintTo(BatchIsa i, std::ostream* os) { *os << (i == BatchIsa::avx512 ? "AVX-512" : "AVX2"); }
 
 namespace {
 
@@ -95,17 +98,19 @@ void random_record(std::mt19937_64& rng, uint8_t* r) {
   std::memcpy(r + 8, &off, 4);
 }
 
-// Each way of loading the words (BatchLoads), whichever this processor
-// takes for replays.
-class UsualBatch : public testing::TestWithParam<BatchLoads> {};
+// Each instruction set the processor has, and each way of loading the
+// words (BatchLoads), whichever this processor takes for replays.
+class UsualBatch : public testing::TestWithParam<std::tuple<BatchIsa, BatchLoads>> {};
 
 TEST_P(UsualBatch, StopsWhereTheScalarCheckFirstRefuses) {
-  if (!usual_batch_available()) GTEST_SKIP() << "no AVX-512F here: the record loop checks one at a time";
+  const auto [isa, loads] = GetParam();
+  if (!batch_isa_available(isa)) GTEST_SKIP() << "not on this processor: its replays batch on the other, or not at all";
   std::mt19937_64 rng(7);
   uint64_t stopped_in_batch = 0, ran_out = 0;
   for (int round = 0; round < 20000; ++round) {
     World w = make_world(rng, uint8_t(round & 1));
-    w.t.loads = GetParam();
+    w.t.loads = loads;
+    w.t.isa = isa;
     // A run of records the scalar check passes (up to five batches), then
     // anything.
     const size_t n = 8 + rng() % 48, passing = rng() % n;
@@ -129,10 +134,43 @@ TEST_P(UsualBatch, StopsWhereTheScalarCheckFirstRefuses) {
   EXPECT_GT(ran_out, 1000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Loads, UsualBatch, testing::Values(BatchLoads::words, BatchLoads::gather),
-                         [](const testing::TestParamInfo<BatchLoads>& i) {
-                           return i.param == BatchLoads::gather ? "Gathered" : "OneByOne";
+INSTANTIATE_TEST_SUITE_P(IsaAndLoads, UsualBatch,
+                         testing::Combine(testing::Values(BatchIsa::avx512, BatchIsa::avx2),
+                                          testing::Values(BatchLoads::words, BatchLoads::gather)),
+                         [](const testing::TestParamInfo<std::tuple<BatchIsa, BatchLoads>>& i) {
+                           return std::string(std::get<0>(i.param) == BatchIsa::avx512 ? "Avx512" : "Avx2") +
+                                  (std::get<1>(i.param) == BatchLoads::gather ? "Gathered" : "OneByOne");
                          });
+
+// The AVX2 batch names a lane's words by a 32-bit offset from the lowest
+// lane's: a lane whose words end 2 GiB or more past it has none that way
+// (its records are the scalar loop's), the others keep theirs. No word is
+// read here: the addresses are only taken apart.
+TEST(TakeLanes, LeavesFarLanesToTheScalarLoop) {
+  std::vector<KeyLane> lanes(kKeyLanes);
+  const uintptr_t low = 0x10000, gib = uintptr_t{1} << 30;
+  const auto at = [](uintptr_t a) { return reinterpret_cast<const void*>(a); };
+  // Byte 28's lanes under keys 0-3: the lowest; 1 GiB on; its bytes
+  // reaching 2 GiB; 3 GiB on.
+  lanes[key_lane(28u | 0u << kKeyShift)] = KeyLane{at(low), 64, 1};
+  lanes[key_lane(28u | 1u << kKeyShift)] = KeyLane{at(low + gib), 64, 1};
+  lanes[key_lane(28u | 2u << kKeyShift)] = KeyLane{at(low + 2 * gib - 64), 64, 1};
+  lanes[key_lane(28u | 3u << kKeyShift)] = KeyLane{at(low + 3 * gib), 64, 1};
+  UsualTables t;
+  t.first_byte = 28;
+  take_lanes(t, lanes.data());
+  EXPECT_EQ(t.lane_base, low);
+  // Lane j is code index j & 3, key j >> 2.
+  EXPECT_EQ(t.lane_off[0], 0u);
+  EXPECT_EQ(t.lane_bytes32[0], 64u);
+  EXPECT_EQ(t.lane_off[4], uint32_t(gib));
+  EXPECT_EQ(t.lane_bytes32[4], 64u);
+  EXPECT_EQ(t.lane_bytes32[8], 0u);
+  EXPECT_EQ(t.lane_bytes32[12], 0u);
+  // The other codes' lanes have no words either way.
+  for (const size_t j : {1, 2, 3, 5, 15}) EXPECT_EQ(t.lane_bytes32[j], 0u) << j;
+  EXPECT_EQ(t.lane_at[12], low + 3 * gib);
+}
 
 }  // namespace
 }  // namespace mwc::replay
