@@ -120,7 +120,7 @@ std::string engine_divergence(const Trace& t, const std::vector<uint8_t>& mwb, c
       if (auto d = verdicts_diff(replay_bytes(mwb, t.caps, p, column, step, nullptr, 0, loads, isa), run);
           !d.empty())
         return std::string("the record loop's verdicts, eight records at a time (") +
-               (isa == BatchIsa::avx512 ? "AVX-512" : "AVX2") + ", words " +
+               batch_isa_name(isa) + ", words " +
                (loads == BatchLoads::gather ? "gathered" : "loaded one by one") + "): " + d;
   }
   return "";

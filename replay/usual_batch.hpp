@@ -79,6 +79,8 @@ enum class BatchLoads : uint8_t { words, gather };
 // The instruction sets a batch runs on: AVX-512F (the eight records side
 // by side) or AVX2 (four and four).
 enum class BatchIsa : uint8_t { avx512, avx2 };
+// Returns the instruction set's name as people write it.
+constexpr const char* batch_isa_name(BatchIsa i) { return i == BatchIsa::avx512 ? "AVX-512" : "AVX2"; }
 
 // What the batch reads, as the engine lays it out, for folded or bare
 // compact records: bit(right) of each compact code by its index from

@@ -15,7 +15,7 @@ namespace mwc::replay {
 
 // Names a way of loading, and an instruction set, in test output.
 void PrintTo(BatchLoads l, std::ostream* os) { *os << (l == BatchLoads::gather ? "gather" : "words"); }
-void PrintTo(BatchIsa i, std::ostream* os) { *os << (i == BatchIsa::avx512 ? "AVX-512" : "AVX2"); }
+void PrintTo(BatchIsa i, std::ostream* os) { *os << batch_isa_name(i); }
 
 namespace {
 
