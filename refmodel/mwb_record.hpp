@@ -397,6 +397,8 @@ struct Format {
   std::array<uint8_t, 256> size_at;
   // Returns whether the version has a code for an op.
   constexpr bool knows(OpCode c) const { return kMwbCodeOf[static_cast<int>(c)] < op_codes; }
+  // Returns whether the version has compact records (and folded codes).
+  constexpr bool has_compact() const { return version >= 2; }
 };
 constexpr Format make_format(uint16_t version, int n) {
   Format f{version, n, version >= 2 ? 3 * n + 2 + 2 * kCompactOpCount : n + 2, {}, {}, {}, {}};

@@ -12,6 +12,27 @@ namespace mwc::replay {
 static_assert(sizeof(FastPath::HotSlot) == 8 && sizeof(FastPath::QpWord) == 8);
 static_assert(kBatchOps == mwb::kCompactOpCount, "usual_batch() knows the compact ops by their number");
 
+// By record code, for a full record: its op and the meaning word of the
+// expectation folded into the code (kUnchecked: none) with kFallback
+// where there is one. The engine copies them (Engine::full_op_ ...).
+struct CodeTables {
+  std::array<uint8_t, 256> op{};
+  std::array<uint64_t, 256> want{};
+  std::array<uint32_t, 256> seen{};
+};
+constexpr CodeTables code_tables(uint64_t unchecked, uint32_t fallback) {
+  CodeTables t;
+  t.want.fill(unchecked);
+  for (int c = 0; c < 256; ++c)
+    if (c < kOpCount || (c >= mwb::kFoldBase && c < mwb::kCodeCount2)) {
+      uint64_t word = unchecked;
+      t.op[static_cast<size_t>(c)] = static_cast<uint8_t>(mwb::full_op(static_cast<uint8_t>(c), &word));
+      t.want[static_cast<size_t>(c)] = word == unchecked ? word : mwb::meaning_of_pattern(word);
+      t.seen[static_cast<size_t>(c)] = word == unchecked ? 0 : fallback;
+    }
+  return t;
+}
+
 void Verdicts::merge(const Verdicts& o) {
   ops += o.ops;
   checked += o.checked;
@@ -27,19 +48,16 @@ void Verdicts::merge(const Verdicts& o) {
 Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
     : model_(p), caps_(caps), fmt_(&mwb::format(version)), fast_((model_.reset(caps), model_), caps),
       column_(column) {
-  // The record loop's tables (full records' ops and folded words; KeyLane).
+  // The record loop's tables: full records' ops and folded words (the
+  // same for every engine, made once by the compiler), and KeyLane.
+  static constexpr CodeTables kCodes = code_tables(kUnchecked, kFallback);
+  full_op_ = kCodes.op;
+  fold_want_ = kCodes.want;
+  fold_seen_ = kCodes.seen;
   const mwb::Format& f = *fmt_;
-  fold_want_.fill(kUnchecked);
-  for (int c = 0; c < 256; ++c)
-    if (c < kOpCount || (c >= mwb::kFoldBase && c < mwb::kCodeCount2)) {
-      uint64_t word = kUnchecked;
-      full_op_[static_cast<size_t>(c)] = static_cast<uint8_t>(mwb::full_op(static_cast<uint8_t>(c), &word));
-      fold_want_[static_cast<size_t>(c)] = word == kUnchecked ? word : mwb::meaning_of_pattern(word);
-      fold_seen_[static_cast<size_t>(c)] = word == kUnchecked ? 0 : kFallback;
-    }
   for (int b = 0; b < 256; ++b) {
     const uint8_t c = f.code_of[b];
-    if (f.version < 2 || !mwb::is_compact(c)) continue;
+    if (!f.has_compact() || !mwb::is_compact(c)) continue;
     const unsigned folded = (c - mwb::kCompactBase) & 1;
     const uint8_t rbit = FastPath::bit(mwb::kCompactRight[c - mwb::kCompactBase]);
     for (int k = 0; k < 4; ++k) {
@@ -52,7 +70,7 @@ Engine::Engine(const Profile& p, int column, const Caps& caps, uint16_t version)
   }
   // The batch's tables, when the compact codes' bytes follow the first's.
   const uint8_t first = f.byte_of[mwb::kCompactBase];
-  packs_ = f.version >= 2;
+  packs_ = f.has_compact();
   for (int i = 0; i < 2 * mwb::kCompactOpCount; ++i) {
     const uint8_t b = f.byte_of[mwb::kCompactBase + i];
     packs_ = packs_ && b == first + i;
@@ -93,7 +111,7 @@ template <bool Sharded>
 }
 
 size_t Engine::feed(std::span<const uint8_t> rec) {
-  if (fmt_->version < 2) return filter_.owner ? feed_records<true, false>(rec) : feed_records<false, false>(rec);
+  if (!fmt_->has_compact()) return filter_.owner ? feed_records<true, false>(rec) : feed_records<false, false>(rec);
   return filter_.owner ? feed_records<true, true>(rec) : feed_records<false, true>(rec);
 }
 
