@@ -20,6 +20,8 @@
 #include "adapters/kernel/console_keeper.hpp"
 #include "adapters/kernel/oops.hpp"
 #include "util/install_layout.hpp"
+#include "util/read_blocks.hpp"
+#include "util/temp_dir.hpp"
 
 extern char** environ;
 
@@ -30,6 +32,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kKvmProbeS = 30;  // a KVM guest not up by then falls back to TCG
 constexpr size_t kPollBytes = size_t{1} << 20;  // the most of the console read per poll
+// The console's bytes read are given back to the file system in steps of
+// this many: its file grows with every line the guest prints (a marker
+// per op), its blocks on disk do not.
+constexpr uint64_t kFreeStep = uint64_t{4} << 20;
 constexpr int kBootTries = 3;      // a guest that never came up is booted again this often
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -141,6 +147,8 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     return b;
   }
   size_t coff = 0, roff = 0;
+  uint64_t cfreed = 0;
+  bool holes = true;  // the file system frees a file's blocks inside it
   std::string partial;
   auto quiet_since = Clock::now();
   bool ready = false, exited = false, panicked = false;
@@ -199,6 +207,7 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     // At most kPollBytes a poll: a guest printing faster than the host
     // reads is read on the next polls, not all at once.
     const std::string more = read_from(console, coff, kPollBytes);
+    if (holes && coff - cfreed >= kFreeStep) holes = free_read_blocks(console, cfreed, coff);
     const std::string results_more = read_from(results, roff);
     b.output += results_more;
     // Progress is the guest program's: its results and its lines (markers,
@@ -306,9 +315,11 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
   Image img;
   if (!build_image(o, img, g.error)) return g;
   g.times.image_s = since(start);
-  char tmpl[] = "/tmp/mwcheck-vm-XXXXXX";
-  if (!mkdtemp(tmpl)) {
-    g.error = "cannot make a temporary folder";
+  // Under $TMPDIR as every temporary file of mwcheck (the initrd alone
+  // takes about 40 MB).
+  std::string tmpl = (temp_dir() / "mwcheck-vm-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
+    g.error = "cannot make a temporary folder in " + temp_dir().string();
     return g;
   }
   const fs::path dir = tmpl;
@@ -371,20 +382,31 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
   return g;
 }
 
+namespace {
+// Writes a marker line in one piece (one write to the console, which the
+// kernel's tty layer does not interleave with another's): the console is
+// shared with the programs the guest runs (their standard error), and a
+// marker written in parts was torn by their lines, losing both.
+void mark_line(std::ostream& err, std::string line) {
+  line += '\n';
+  err << line << std::flush;
+}
+}  // namespace
+
 void mark_trace(size_t i, std::ostream& err) {
-  if (in_guest()) err << kTraceMarker << i << std::endl;
+  if (in_guest()) mark_line(err, std::string(kTraceMarker) + std::to_string(i));
 }
 
 void mark_traces_done(std::ostream& err) {
-  if (in_guest()) err << kTracesDone << std::endl;
+  if (in_guest()) mark_line(err, std::string(kTracesDone));
 }
 
 void mark_alive(std::ostream& err) {
-  if (in_guest()) err << kAliveMarker << std::endl;
+  if (in_guest()) mark_line(err, std::string(kAliveMarker));
 }
 
 void mark_candidate(uint64_t hash, std::ostream& err) {
-  if (in_guest()) err << kCandidateMarker << hash << std::endl;
+  if (in_guest()) mark_line(err, std::string(kCandidateMarker) + std::to_string(hash));
 }
 
 }  // namespace mwc::softroce
