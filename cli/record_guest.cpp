@@ -79,9 +79,9 @@ int record_in_softroce(const RecordOptions& o, const std::vector<std::string>& p
   // console: show them as they come.
   bool running = false, lost = false;
   setup.console = [&](const std::string& line) {
-    if (line.starts_with("MWCHECK-READY")) running = true;
-    else if (line.starts_with("MWCHECK-END")) running = false;  // the power-off follows
-    else if (running && !line.starts_with("MWCHECK-")) err << line << "\n";
+    if (line.starts_with(softroce::kReadyMarker)) running = true;
+    else if (line.starts_with(softroce::kEndMarker)) running = false;  // the power-off follows
+    else if (running && !line.starts_with(softroce::kMarkerPrefix)) err << line << "\n";
   };
   setup.lost = [&](size_t, long, const std::string& how, const std::string& console) {
     lost = true;

@@ -174,6 +174,11 @@ std::optional<Ended> run_recorded(const RecordedCommand& c, std::ostream& err) {
     if (now - alive > kAliveEvery) softroce::mark_alive(err), alive = now;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  // In the guest the command's standard error is the console, where this
+  // process writes next: a marker there ends a line the command left
+  // without its newline (the host takes the two apart), so that what
+  // mwcheck says next begins a line of its own.
+  softroce::mark_alive(err);
   // Every write end is closed now (the keeper's is gone, the command's
   // closed at exec): the status is there or never will be.
   e.done = read(sp[0], &e.status, sizeof e.status) == sizeof e.status;

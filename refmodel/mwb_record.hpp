@@ -401,12 +401,13 @@ struct Format {
   constexpr bool has_compact() const { return version >= 2; }
 };
 constexpr Format make_format(uint16_t version, int n) {
-  Format f{version, n, version >= 2 ? 3 * n + 2 + 2 * kCompactOpCount : n + 2, {}, {}, {}, {}};
+  Format f{version, n, 0, {}, {}, {}, {}};
+  f.code_count = f.has_compact() ? 3 * n + 2 + 2 * kCompactOpCount : n + 2;
   std::array<uint8_t, 256> rec{};  // code byte (below code_count) -> record code
   for (int k = 0; k < n; ++k) rec[k] = static_cast<uint8_t>(kOpOfMwbCode[k]);
   rec[n] = kExpectCode;
   rec[n + 1] = kCommentCode;
-  if (version >= 2) {
+  if (f.has_compact()) {
     for (int i = 0; i < 2 * kCompactOpCount; ++i) rec[n + 2 + i] = static_cast<uint8_t>(kCompactBase + i);
     const int fold = n + 2 + 2 * kCompactOpCount;
     for (int k = 0; k < n; ++k)

@@ -1,6 +1,8 @@
 // Boots the Soft-RoCE VM (TCG) and checks real rxe outcomes, and that a
 // provider crash, a completion that never arrives and a guest kernel panic
 // each end as a reported outcome while the run goes on. Label: softroce.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -272,6 +274,17 @@ TEST(SoftRoce, ARecordedProgramReplaysWithTheOutcomesItSaw) {
   EXPECT_EQ(mwcheck("run --check --device softroce " + trace, out), 0) << out;
 }
 
+// Records `sh -c 'SCRIPT'` in the VM (into a folder of its own, removed
+// after); returns record's exit status, with what it printed in `out`.
+int record_in_vm(const std::string& script, std::string& out) {
+  const fs::path dir = fs::temp_directory_path() / ("mwcheck-record-sh-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const int rc = mwcheck("record --device softroce -o " + (dir / "sh.mwt").string() + " -- sh -c '" + script + "'", out);
+  fs::remove_all(dir);
+  return rc;
+}
+
 TEST(SoftRoce, AGuestThatPrintsMegabytesIsReadToTheEndInOrder) {
   // The guest's console is a file the host reads as it grows, and gives
   // the blocks it read back to the file system every 4 MiB
@@ -281,30 +294,40 @@ TEST(SoftRoce, AGuestThatPrintsMegabytesIsReadToTheEndInOrder) {
   // about one line in 100,000 here). A program printing 12.5 MB there
   // comes through whole, line by line in order, and the run ends as the
   // program does (it calls no verb: exit status 1, saying so).
-  const fs::path dir = fs::temp_directory_path() / "mwcheck-chatty-test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
   std::string out;
-  EXPECT_EQ(mwcheck("record --device softroce -o " + (dir / "chatty.mwt").string() +
-                        " -- sh -c 'seq 1000000 1500000 | sed s/$/-0123456789abcdef/ >&2; echo chatty-done >&2'",
-                    out),
-            1)
+  EXPECT_EQ(record_in_vm("seq 1000000 1500000 | sed s/$/-0123456789abcdef/ >&2; echo chatty-done >&2", out), 1)
       << out.substr(0, 4096);
   size_t lines = 0, next = 1000000, at = 0;
-  bool in_order = true;
-  for (size_t nl; (nl = out.find("-0123456789abcdef\n", at)) != std::string::npos; at = nl + 1) {
+  for (size_t nl; (nl = out.find("-0123456789abcdef\n", at)) != std::string::npos; at = nl + 1, ++lines) {
     const size_t start = out.rfind('\n', nl);
     const size_t n = std::strtoul(out.c_str() + (start == std::string::npos ? 0 : start + 1), nullptr, 10);
-    EXPECT_EQ(n, next) << out.substr(start == std::string::npos ? 0 : start + 1, 200);
-    in_order = in_order && n == next++;
-    ++lines;
-    if (!in_order) break;
+    if (n != next++) {  // the first line out of order says enough
+      ADD_FAILURE() << "line " << lines << " is " << out.substr(start == std::string::npos ? 0 : start + 1, 200);
+      break;
+    }
   }
   EXPECT_EQ(lines, 500001u);
   EXPECT_NE(out.find("chatty-done\n", at), std::string::npos) << out.substr(at, 4096);
   EXPECT_NE(out.find("exited with status 0, and called no verb the recorder saw", at), std::string::npos)
       << out.substr(at, 4096);
-  fs::remove_all(dir);
+}
+
+TEST(SoftRoce, AProgramsUnendedLineAndTheMarkerAfterItAreTakenApart) {
+  // A program whose standard error (the console) stops without a newline
+  // has the next marker written after its bytes, on the same line (here
+  // the recorder's liveness marker, every 10 s while it waits, and once
+  // as the program ends). The host takes the two apart (marker_inside):
+  // the program's bytes are shown as a line of their own and the marker
+  // is read, never shown (it was shown joined, "torn-startMWCHECK-ALIVE",
+  // and not read), and the recorder's own message begins a line.
+  std::string out;
+  EXPECT_EQ(record_in_vm("printf torn-start >&2; sleep 22; printf torn-end >&2", out), 1) << out;
+  EXPECT_NE(out.find("torn-start\ntorn-end\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("MWCHECK-"), std::string::npos) << out;
+  EXPECT_NE(out.find("torn-end\nmwcheck: sh -c printf torn-start >&2; sleep 22; printf torn-end >&2 exited with "
+                     "status 0, and called no verb the recorder saw"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace

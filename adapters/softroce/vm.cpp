@@ -167,10 +167,10 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
   const auto take = [&](std::string line) {
     keep(line);
     if (!kernel::is_kernel_line(line)) quiet_since = Clock::now();
-    if (line.starts_with("MWCHECK-READY")) {
+    if (line.starts_with(kReadyMarker)) {
       ready = true;
       b.boot_s = since(start);
-      b.release = line.size() > 14 ? line.substr(14) : "";
+      b.release = line.size() > kReadyMarker.size() + 1 ? line.substr(kReadyMarker.size() + 1) : "";
     } else if (line.starts_with(kTraceMarker)) {
       b.last_trace = std::strtol(line.c_str() + kTraceMarker.size(), nullptr, 10);
       b.last_op = -1;
@@ -195,11 +195,19 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
       return;  // it has done its work: quiet_since moved
     } else if (line.starts_with(kTracesDone)) {
       b.traces_done = true;
-    } else if (line.starts_with("MWCHECK-END rc=")) {
-      b.exit_code = std::atoi(line.c_str() + 15);
+    } else if (line.starts_with(kEndMarker)) {
+      b.exit_code = std::atoi(line.c_str() + kEndMarker.size());
       b.end = End::finished;
     }
     if (on_line) on_line(line);
+  };
+  // Takes a line that may hold a program's unended output and a marker
+  // joined (marker_inside), as the lines they were; an input's text is
+  // taken as it is.
+  const auto take_apart = [&](std::string line) {
+    for (size_t at; !b.in_input && (at = marker_inside(line)) != std::string::npos; line.erase(0, at))
+      take(line.substr(0, at));
+    take(std::move(line));
   };
   for (;;) {
     int st = 0;
@@ -222,11 +230,11 @@ Boot boot_once(const VmOptions& o, bool kvm, const Image& img, const fs::path& d
     for (size_t nl; (nl = partial.find('\n', from)) != std::string::npos; from = nl + 1) {
       std::string line = partial.substr(from, nl - from);
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      take(std::move(line));
+      take_apart(std::move(line));
     }
     partial.erase(0, from);
     // A line that never ends is taken as far as it went.
-    if (partial.size() > kPollBytes) take(std::exchange(partial, {}));
+    if (partial.size() > kPollBytes) take_apart(std::exchange(partial, {}));
     if (exited && more.size() < kPollBytes) break;  // its last words read
     if (exited) continue;
     // KVM is only tried: here it can hang a stock kernel before any output.
@@ -324,7 +332,7 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
   }
   const fs::path dir = tmpl;
   bool kvm = o.kvm;
-  int failed_boots = 0;  // in a row, before MWCHECK-READY
+  int failed_boots = 0;  // in a row, before kReadyMarker
   int unready = 0;       // boots that ran nothing of ours: not counted against max_boots
   size_t done = 0;       // traces finished or lost so far
   while ((done < files.size() || (files.empty() && g.times.boots == unready)) &&

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/softroce/markers.hpp"
+
 namespace mwc::softroce {
 
 struct VmOptions {
@@ -71,20 +73,6 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
                       const std::vector<std::string>& files, bool files_as_args,
                       const LostTrace& lost, const ConsoleLine& console);
 
-// The marker the guest command prints on stderr before trace `i` of its
-// list, so the host knows which one a dying guest was running.
-inline constexpr std::string_view kTraceMarker = "MWCHECK-TRACE ";
-// The marker a device session in the guest prints before each op.
-inline constexpr std::string_view kOpMarker = "MWCHECK-OP ";
-// ... and after the last trace of the list has run.
-inline constexpr std::string_view kTracesDone = "MWCHECK-TRACES-DONE";
-// A trace with no file behind it (a fuzzer's input), printed on the
-// console between these before it runs.
-inline constexpr std::string_view kInputBegin = "MWCHECK-INPUT-BEGIN";
-inline constexpr std::string_view kInputEnd = "MWCHECK-INPUT-END";
-// A guest command that waits (a recorded program running) prints this on
-// the console now and then, so the host does not take it for a hung guest.
-inline constexpr std::string_view kAliveMarker = "MWCHECK-ALIVE";
 // Where the guest keeps VmOptions::programs.
 inline constexpr std::string_view kGuestProgramDir = "/usr/local/bin";
 // Returns whether this process runs inside the Soft-RoCE guest.
@@ -98,7 +86,6 @@ void mark_traces_done(std::ostream& err);
 void mark_alive(std::ostream& err);
 // Inside the guest: tells the host which candidate of shrinking runs now,
 // so that a candidate that kills the guest is known by its hash.
-inline constexpr std::string_view kCandidateMarker = "MWCHECK-CANDIDATE ";
 void mark_candidate(uint64_t hash, std::ostream& err);
 
 }  // namespace mwc::softroce
