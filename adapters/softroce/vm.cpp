@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <string_view>
 #include <thread>
@@ -88,16 +90,22 @@ std::string shell_quoted(const std::string& s) {
   return q + "'";
 }
 
-// Returns the kernel and initramfs parts, built or found in the cache.
-bool build_image(const VmOptions& o, Image& img, std::string& err) {
+// Returns the command that builds (or finds in the cache) what `o` boots.
+std::string image_command(const VmOptions& o) {
   const std::string script =
       o.image_script.empty() ? data_path("softroce/build-image") : o.image_script;
   // This very process's binary, even if a rebuild has replaced the file.
   const std::string self = "/proc/" + std::to_string(getpid()) + "/exe";
   std::string cmd = shell_quoted(script) + " " + shell_quoted(o.kernel) + " " + shell_quoted(self);
   for (const auto& p : o.programs) cmd += " " + shell_quoted(p);
+  return cmd;
+}
+
+// Returns the kernel and initramfs parts, built or found in the cache.
+bool build_image(const VmOptions& o, Image& img, std::string& err) {
+  const std::string cmd = image_command(o);
   FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return err = "cannot run " + script, false;
+  if (!p) return err = "cannot run " + cmd, false;
   std::string out;
   for (std::array<char, 512> buf{}; fgets(buf.data(), buf.size(), p);) out += buf.data();
   const int rc = pclose(p);
@@ -298,6 +306,37 @@ bool write_initrd(const Image& img, const fs::path& dir, std::vector<std::string
   return true;
 }
 
+// Returns whether every file of image `img` is still there.
+bool image_whole(const Image& img) {
+  std::error_code ec;
+  for (const std::string* f : {&img.kernel, &img.system, &img.program})
+    if (!fs::exists(*f, ec)) return false;
+  return std::all_of(img.more.begin(), img.more.end(), [&](const std::string& f) { return fs::exists(f, ec); });
+}
+
+// Returns, in `img`, what `o` boots: built (or found in the cache) by the
+// image script once per process and options, as nothing it reads changes
+// while this process runs. Each run of the script hashes this binary and
+// asks apt (about 3 s even when all is cached), which shrinking paid once
+// a boot. A part gone from the cache (another build pruned it) is built
+// again.
+bool image_for(const VmOptions& o, Image& img, std::string& err) {
+  static std::mutex mutex;
+  static std::map<std::string, Image> built;
+  // What the script reads besides its arguments: where the cache is, and
+  // whether the image has python3.
+  std::string key = image_command(o);
+  for (const char* v : {"MWCHECK_CACHE", "XDG_CACHE_HOME", "HOME", "MWCHECK_IMAGE_PYTHON"}) {
+    const char* x = std::getenv(v);
+    key += std::string("\n") + v + (x ? "=" + std::string(x) : "");
+  }
+  const std::lock_guard lock(mutex);
+  if (const auto it = built.find(key); it != built.end() && image_whole(it->second)) return img = it->second, true;
+  if (!build_image(o, img, err)) return false;
+  built[key] = img;
+  return true;
+}
+
 }  // namespace
 
 bool parse_device(std::string_view spec, VmOptions& o) {
@@ -310,7 +349,7 @@ bool parse_device(std::string_view spec, VmOptions& o) {
 
 bool prepare_image(const VmOptions& o, std::string& err) {
   Image img;
-  return build_image(o, img, err);
+  return image_for(o, img, err);
 }
 
 bool in_guest() { return std::getenv("MWCHECK_GUEST") != nullptr; }
@@ -321,7 +360,7 @@ GuestRun run_in_guest(const VmOptions& o, const std::vector<std::string>& args,
   GuestRun g;
   const auto start = Clock::now();
   Image img;
-  if (!build_image(o, img, g.error)) return g;
+  if (!image_for(o, img, g.error)) return g;
   g.times.image_s = since(start);
   // Under $TMPDIR as every temporary file of mwcheck (the initrd alone
   // takes about 40 MB).

@@ -35,7 +35,9 @@ bool parse_device(std::string_view spec, VmOptions& o);
 // Builds (or finds in the cache) what `o` boots, without booting it, so
 // that a kernel Debian does not package is said before another device's
 // minutes. Returns false, with why in `err`, when it cannot be built (the
-// builder says which part on standard error).
+// builder says which part on standard error). A process builds what one
+// set of options boots once: every boot after takes the same parts, built
+// again only when one is gone.
 bool prepare_image(const VmOptions& o, std::string& err);
 
 struct VmTimes {
