@@ -308,10 +308,12 @@ bool write_initrd(const Image& img, const fs::path& dir, std::vector<std::string
 
 // Returns whether every file of image `img` is still there.
 bool image_whole(const Image& img) {
-  std::error_code ec;
-  for (const std::string* f : {&img.kernel, &img.system, &img.program})
-    if (!fs::exists(*f, ec)) return false;
-  return std::all_of(img.more.begin(), img.more.end(), [&](const std::string& f) { return fs::exists(f, ec); });
+  const auto there = [](const std::string& f) {
+    std::error_code ec;
+    return fs::exists(f, ec);
+  };
+  return there(img.kernel) && there(img.system) && there(img.program) &&
+         std::all_of(img.more.begin(), img.more.end(), there);
 }
 
 // Returns, in `img`, what `o` boots: built (or found in the cache) by the

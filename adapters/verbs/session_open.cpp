@@ -13,6 +13,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "adapters/softroce/markers.hpp"
 #include "adapters/verbs/mapping.hpp"
 #include "adapters/verbs/session_internal.hpp"
 
@@ -119,11 +120,13 @@ bool Session::injected(Fault f) {
 Outcome Session::step(const Op& op) {
   ++op_index_;
   // In the Soft-RoCE guest, say which op starts: if the kernel dies in it,
-  // the host knows where (adapters/softroce/vm.hpp, kOpMarker). Drained:
+  // the host knows where (adapters/softroce/markers.hpp). Drained:
   // a panic loses what the serial line had queued but not sent, and the
   // crash would be put in an earlier op.
   if (console_) {
-    std::fprintf(console_, "MWCHECK-OP %u\n", op_index_ - 1), std::fflush(console_);
+    std::fprintf(console_, "%.*s%u\n", static_cast<int>(softroce::kOpMarker.size()), softroce::kOpMarker.data(),
+                 op_index_ - 1),
+        std::fflush(console_);
     tcdrain(fileno(console_));
   }
   if (injected(Fault::guest_panic)) {
