@@ -16,8 +16,9 @@
 // PD (gen --shards 2) on N threads, one engine per shard, as `mwcheck
 // replay --threads N a b`. BM_ReplayWay replays version 2 as BM_Replay
 // does, its long runs of compact records checked one at a time, or in
-// batches loading the words one by one or by gathers: what batching gains
-// on this processor. The traces are in memory: the figures are the
+// batches loading the words one by one or by gathers, on each instruction
+// set the processor has (AVX-512, AVX2): what batching gains on this
+// processor, and on which. The traces are in memory: the figures are the
 // engine's, not the disk's.
 //
 // Instructions per op: `replay_bench --instructions` first replays each
@@ -271,9 +272,10 @@ void BM_Replay(benchmark::State& state, int mix, int v) {
 enum class Way { one_at_a_time, words, gather };
 
 // One engine as BM_Replay, version 2, its runs checked one record at a
-// time or in batches (on best_batch_isa()) loading the words one way: what
-// batching gains on this processor, and which loads it should take.
-void BM_ReplayWay(benchmark::State& state, int mix, Way way) {
+// time or in batches on `isa` loading the words one way: what batching
+// gains on this processor, and which loads and instruction set it should
+// take.
+void BM_ReplayWay(benchmark::State& state, int mix, Way way, BatchIsa isa) {
   const Input& in = input(mix);
   const VectorSink& t = in.v[1];
   const Profile verbs = profile(ProfileId::verbs);
@@ -285,8 +287,12 @@ void BM_ReplayWay(benchmark::State& state, int mix, Way way) {
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
     Engine e(verbs, kVerbs, t.caps, t.version);
-    if (way == Way::one_at_a_time) e.batch_records(Engine::kNever);
-    else e.batch_loads(way == Way::gather ? BatchLoads::gather : BatchLoads::words);
+    if (way == Way::one_at_a_time) {
+      e.batch_records(Engine::kNever);
+    } else {
+      e.batch_loads(way == Way::gather ? BatchLoads::gather : BatchLoads::words);
+      e.batch_isa(isa);
+    }
     e.feed(t.bytes);
     const Verdicts& r = e.finish();
     best = std::min(best, seconds_since(t0));
@@ -387,10 +393,19 @@ void BM_ReplayShardFiles(benchmark::State& state) {
   for (const int mix : {0, 1})
     for (const auto& [way, name] : {std::pair{Way::one_at_a_time, "one_at_a_time"}, std::pair{Way::words, "batch_words"},
                                     std::pair{Way::gather, "batch_gather"}})
-      benchmark::RegisterBenchmark(
-          ("BM_ReplayWay/" + std::string(mix ? "datapath" : "default") + "/v2/" + name).c_str(), BM_ReplayWay,
-          mix, way)
-          ->Unit(benchmark::kMillisecond)->UseRealTime();
+      for (const BatchIsa isa : {BatchIsa::avx512, BatchIsa::avx2}) {
+        // Batches on each instruction set the processor has (where it has
+        // neither, one line says so); one at a time, once.
+        const bool batch = way != Way::one_at_a_time;
+        if (batch ? !batch_isa_available(isa) && (usual_batch_available() || isa != best_batch_isa())
+                  : isa != best_batch_isa())
+          continue;
+        const std::string on = batch ? std::string("/") + batch_isa_name(isa) : "";
+        benchmark::RegisterBenchmark(
+            ("BM_ReplayWay/" + std::string(mix ? "datapath" : "default") + "/v2/" + name + on).c_str(),
+            BM_ReplayWay, mix, way, isa)
+            ->Unit(benchmark::kMillisecond)->UseRealTime();
+      }
   benchmark::RegisterBenchmark("BM_ReplayShardFiles", BM_ReplayShardFiles)
       ->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
   return true;
