@@ -390,22 +390,20 @@ void BM_ReplayShardFiles(benchmark::State& state) {
       benchmark::RegisterBenchmark(("BM_Replay/" + name).c_str(), BM_Replay, mix, v)
           ->Unit(benchmark::kMillisecond)->UseRealTime();
     }
-  for (const int mix : {0, 1})
-    for (const auto& [way, name] : {std::pair{Way::one_at_a_time, "one_at_a_time"}, std::pair{Way::words, "batch_words"},
-                                    std::pair{Way::gather, "batch_gather"}})
-      for (const BatchIsa isa : {BatchIsa::avx512, BatchIsa::avx2}) {
-        // Batches on each instruction set the processor has (where it has
-        // neither, one line says so); one at a time, once.
-        const bool batch = way != Way::one_at_a_time;
-        if (batch ? !batch_isa_available(isa) && (usual_batch_available() || isa != best_batch_isa())
-                  : isa != best_batch_isa())
-          continue;
-        const std::string on = batch ? std::string("/") + batch_isa_name(isa) : "";
-        benchmark::RegisterBenchmark(
-            ("BM_ReplayWay/" + std::string(mix ? "datapath" : "default") + "/v2/" + name + on).c_str(),
-            BM_ReplayWay, mix, way, isa)
-            ->Unit(benchmark::kMillisecond)->UseRealTime();
-      }
+  for (const int mix : {0, 1}) {
+    const std::string at = "BM_ReplayWay/" + std::string(mix ? "datapath" : "default") + "/v2/";
+    const auto add = [&](const std::string& name, Way way, BatchIsa isa) {
+      benchmark::RegisterBenchmark((at + name).c_str(), BM_ReplayWay, mix, way, isa)
+          ->Unit(benchmark::kMillisecond)->UseRealTime();
+    };
+    add("one_at_a_time", Way::one_at_a_time, best_batch_isa());
+    for (const auto& [way, name] : {std::pair{Way::words, "batch_words"}, std::pair{Way::gather, "batch_gather"}})
+      for (const BatchIsa isa : {BatchIsa::avx512, BatchIsa::avx2})
+        // Each instruction set the processor has; with neither, one line
+        // per way says so.
+        if (batch_isa_available(isa) || (!usual_batch_available() && isa == best_batch_isa()))
+          add(std::string(name) + "/" + batch_isa_name(isa), way, isa);
+  }
   benchmark::RegisterBenchmark("BM_ReplayShardFiles", BM_ReplayShardFiles)
       ->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
   return true;
